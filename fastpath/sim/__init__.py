@@ -1,0 +1,1 @@
+"""Simulation support: building and running cocotb tests, and helpers used inside them."""
