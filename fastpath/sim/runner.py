@@ -97,7 +97,7 @@ def run(
     run_env = {"FASTPATH_PARAMS": json.dumps(params), "FASTPATH_SIM": sim}
     run_env.update(env or {})
     return runner.test(
-        test_module=test_module.rsplit(".", 1)[-1],
+        test_module=test_module,
         hdl_toplevel=top,
         build_dir=bdir,
         test_dir=bdir / "runs" / leaf[-120:],

