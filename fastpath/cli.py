@@ -26,6 +26,29 @@ def _bench(args) -> int:
     return bench.run(args.what, quick=args.quick)
 
 
+def _kv(items: list[str]) -> dict:
+    out = {}
+    for item in items or []:
+        key, _, value = item.partition("=")
+        if not key or not value:
+            raise SystemExit(f"expected NAME=VALUE, got {item!r}")
+        try:
+            out[key] = int(value, 0)
+        except ValueError:
+            out[key] = value
+    return out
+
+
+def _sim_stream(args) -> int:
+    from .sim import stream
+    s = stream.run_pcap(args.top, args.input, args.output, _kv(args.param), _kv(args.set),
+                        args.report or (), period_ns=1000.0 / args.clock_mhz, keep_bad=args.keep_bad)
+    print(f"{s['frames_in']} frames in, {s['frames_out']} out, {s['bad_out']} marked bad -> {args.output}")
+    for k, v in s["signals"].items():
+        print(f"  {k} = {v}")
+    return 0
+
+
 def _fusesoc(args) -> int:
     from . import fusesoc
     for path in fusesoc.write():
@@ -49,6 +72,19 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("-j", "--jobs", type=int, default=2)
     s.add_argument("--no-ecp5", action="store_true", help="skip place and route")
     s.set_defaults(fn=_syn)
+
+    s = sub.add_parser("sim", help="run RTL in simulation")
+    simsub = s.add_subparsers(dest="simcmd", required=True)
+    t = simsub.add_parser("stream", help="run any AXI-Stream core over a pcap capture")
+    t.add_argument("top", help="module name")
+    t.add_argument("input", help="input pcap/pcapng (Ethernet)")
+    t.add_argument("output", help="output pcap")
+    t.add_argument("--param", "-p", action="append", help="HDL parameter NAME=VALUE")
+    t.add_argument("--set", "-s", action="append", help="drive input signal NAME=VALUE during the run")
+    t.add_argument("--report", "-r", action="append", help="print this signal's value at the end")
+    t.add_argument("--clock-mhz", type=float, default=200.0)
+    t.add_argument("--keep-bad", action="store_true", help="also write frames marked bad")
+    t.set_defaults(fn=_sim_stream)
 
     s = sub.add_parser("fusesoc", help="regenerate the FuseSoC .core files from the RTL tree")
     s.set_defaults(fn=_fusesoc)
