@@ -1,0 +1,81 @@
+"""ram_sdp: random writes and reads against a Python dict, 1-cycle read latency, old data on a
+read of the address being written, rdata held while ren is low.
+
+The RAM has no stream interface, so this test drives its pins directly: no AXIS bus models and no
+backpressure (there is no handshake to push back on). Inputs change on the falling edge and are
+sampled on the rising edge; rdata is checked in the read-only phase after each rising edge.
+"""
+import cocotb
+import pytest
+from cocotb.clock import Clock
+from cocotb.triggers import FallingEdge, ReadOnly, RisingEdge
+
+from fastpath.sim import runner
+from fastpath.sim.tb import params, rng
+
+
+async def cycle(dut, wen=0, waddr=0, wdata=0, ren=0, raddr=0):
+    """Drive one cycle's inputs; return rdata just before and just after the rising edge."""
+    await FallingEdge(dut.clk)
+    dut.wen.value = wen
+    dut.waddr.value = waddr
+    dut.wdata.value = wdata
+    dut.ren.value = ren
+    dut.raddr.value = raddr
+    await ReadOnly()
+    before = int(dut.rdata.value) if dut.rdata.value.is_resolvable else None
+    await RisingEdge(dut.clk)
+    await ReadOnly()
+    return before, int(dut.rdata.value) if dut.rdata.value.is_resolvable else None
+
+
+@cocotb.test()
+async def random_access(dut):
+    r = rng()
+    p = params()
+    aw, dw = p["ADDR_WIDTH"], p["DATA_WIDTH"]
+    size = 1 << aw
+    cocotb.start_soon(Clock(dut.clk, 5, unit="ns").start())
+    await cycle(dut)  # inputs driven before anything is checked
+
+    mem = {}
+    held = None  # last value read, which rdata must keep while ren is low
+    # Fill every address (so every later read is checkable), reading back the previous one.
+    for a in range(size):
+        word = r.getrandbits(dw)
+        _, out = await cycle(dut, wen=1, waddr=a, wdata=word, ren=a > 0, raddr=a - 1 if a else 0)
+        if a:
+            assert out == mem[a - 1], f"fill: read {a - 1}"
+            held = out
+        mem[a] = word
+
+    same = stale = 0
+    for i in range(4000):
+        wen, ren = r.random() < 0.6, r.random() < 0.6
+        waddr = r.randrange(size)
+        raddr = waddr if r.random() < 0.25 else r.randrange(size)  # often read where we write
+        wdata = r.getrandbits(dw)
+        before, out = await cycle(dut, wen, waddr, wdata, ren, raddr)
+        if held is not None:
+            assert before == held, f"cycle {i}: rdata changed before the clock edge (latency < 1)"
+        if ren:
+            assert out == mem[raddr], f"cycle {i}: read {raddr}: got {out if out is None else hex(out)}, want {mem[raddr]:#x}"
+            held = mem[raddr]
+            same += wen and waddr == raddr
+            stale += wen and waddr == raddr and wdata != mem[raddr]
+        elif held is not None:
+            assert out == held, f"cycle {i}: rdata changed while ren was low"
+        if wen:
+            mem[waddr] = wdata
+    assert stale > 50, f"only {stale} reads of an address being written with new data"
+    dut._log.info("%d reads during a write of the same address (old data returned)", same)
+
+    # Read everything back once more.
+    for a in range(size):
+        _, out = await cycle(dut, ren=1, raddr=a)
+        assert out == mem[a], f"final: read {a}"
+
+
+@pytest.mark.parametrize("addr_width,data_width", [(4, 8), (10, 72)])
+def test_ram_sdp(addr_width, data_width):
+    runner.run("ram_sdp", __name__, {"ADDR_WIDTH": addr_width, "DATA_WIDTH": data_width})
