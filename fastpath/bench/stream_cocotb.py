@@ -46,11 +46,17 @@ async def measure(dut):
         got = await h.recv(n)
         assert all(len(g.tdata) == size for g in got)
         fin, fout = h.t_in.frames[n0_in:], h.t_out.frames[n0_out:]
-        lat = [o.first_valid - i.first_beat for i, o in zip(fin, fout)]
+        # Times, not cycle indices: the two sides may run on different clocks.
+        lat_ns = [o.first_valid_ns - i.first_beat_ns for i, o in zip(fin, fout)]
         beats = n * -(-size // width)
-        span = fout[-1].last_beat - fout[0].first_beat + 1
-        results.append({"size": size, "frames": n, "latency_cycles": {"min": min(lat), "max": max(lat)},
-                        "beats": beats, "cycles": span, "throughput_pct": round(100.0 * beats / span, 2)})
+        m_ns = cfg["m_period_ns"]
+        span_ns = fout[-1].last_beat_ns - fout[0].first_beat_ns + m_ns
+        slow_ns = max(cfg["s_period_ns"], m_ns)  # full rate = one beat per cycle of the slower side
+        results.append({"size": size, "frames": n,
+                        "latency_ns": {"min": round(min(lat_ns), 3), "max": round(max(lat_ns), 3)},
+                        "latency_cycles": {"min": round(min(lat_ns) / m_ns, 2), "max": round(max(lat_ns) / m_ns, 2)},
+                        "beats": beats, "span_ns": span_ns,
+                        "throughput_pct": round(100.0 * beats * slow_ns / span_ns, 2)})
         await RisingEdge(m_clk)
     with open(os.environ["FASTPATH_BENCH_OUT"], "w") as fh:
         json.dump(results, fh)

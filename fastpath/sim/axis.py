@@ -30,8 +30,11 @@ def last_user(f: AxiStreamFrame) -> int:
 class AxisHarness:
     def __init__(self, dut, clock, reset, s: str = "s_axis", m: str = "m_axis",
                  s_clock=None, s_reset=None, m_clock=None, m_reset=None):
-        sc, sr = s_clock or clock, s_reset if s_reset is not None else reset
-        mc, mr = m_clock or clock, m_reset if m_reset is not None else reset
+        # cocotb handles have no truth value: compare with None, never use `or`.
+        sc = s_clock if s_clock is not None else clock
+        mc = m_clock if m_clock is not None else clock
+        sr = s_reset if s_reset is not None else reset
+        mr = m_reset if m_reset is not None else reset
         self.source = AxiStreamSource(AxiStreamBus.from_prefix(dut, s), sc, sr)
         self.sink = AxiStreamSink(AxiStreamBus.from_prefix(dut, m), mc, mr)
         self.t_in = StreamTimer(dut, s, sc)
@@ -41,6 +44,11 @@ class AxisHarness:
     def backpressure(self, rng: random.Random, source_p: float = 0.0, sink_p: float = 0.0):
         self.source.set_pause_generator(pauses(rng, source_p) if source_p else None)
         self.sink.set_pause_generator(pauses(rng, sink_p) if sink_p else None)
+        # Removing a generator leaves `pause` at its last value: make "no backpressure" mean it.
+        if not source_p:
+            self.source.pause = False
+        if not sink_p:
+            self.sink.pause = False
 
     async def send(self, frames):
         for f in frames:

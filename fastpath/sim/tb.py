@@ -16,6 +16,7 @@ from typing import Iterator
 import cocotb
 from cocotb.clock import Clock
 from cocotb.triggers import ReadOnly, RisingEdge
+from cocotb.utils import get_sim_time
 
 
 def high(signal) -> bool:
@@ -82,6 +83,9 @@ class FrameTiming:
     first_beat: int  # cycle when the first beat was accepted (tvalid && tready)
     last_beat: int  # cycle when the last beat was accepted
     beats: int
+    first_valid_ns: float = 0.0  # simulation times of the same events, for cross-clock figures
+    first_beat_ns: float = 0.0
+    last_beat_ns: float = 0.0
 
 
 @dataclass
@@ -105,8 +109,8 @@ class StreamTimer:
 
     async def _run(self):
         cycle = 0
-        offered = None
-        first = None
+        offered = first = None
+        offered_ns = first_ns = 0.0
         beats = 0
         while True:
             await RisingEdge(self.clock)
@@ -115,15 +119,17 @@ class StreamTimer:
             if not high(self._valid):
                 continue
             if offered is None:
-                offered = cycle
+                offered, offered_ns = cycle, get_sim_time(unit="ns")
             if self._ready is not None and not high(self._ready):
                 continue
             if first is None:
-                first = cycle
+                first, first_ns = cycle, get_sim_time(unit="ns")
             beats += 1
             if high(self._last):
-                self.frames.append(FrameTiming(offered, first, cycle, beats))
-                offered, first, beats = None, None, 0
+                self.frames.append(FrameTiming(offered, first, cycle, beats, offered_ns, first_ns,
+                                               get_sim_time(unit="ns")))
+                offered = first = None
+                beats = 0
 
 
 def latencies(inp: StreamTimer, out: StreamTimer) -> list[int]:

@@ -3,7 +3,8 @@
 // Each bit is synchronized independently: use it for quasi-static levels or for Gray-coded
 // values (where at most one bit changes at a time), never for arbitrary multi-bit buses.
 //
-// Latency:    STAGES clk cycles (STAGES-1 to STAGES after the input settles, by metastability).
+// Latency:    the output changes at the STAGES-th clk edge after the input changes (STAGES-1 to
+//             STAGES clock periods, by phase); a metastable first flop can add one more cycle.
 // Throughput: follows any input that holds for at least STAGES+1 clk cycles.
 // Bad input:  none possible. Registers carry ASYNC_REG so tools keep them adjacent.
 // Parameters: WIDTH >= 1, STAGES 2..4. The output is 0 while rst is high.

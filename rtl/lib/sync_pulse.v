@@ -5,7 +5,8 @@
 // destination's acknowledgement toggle returns); a pulse given while src_busy is high is merged
 // with the one in flight and counted as such by the caller if it matters.
 //
-// Latency:    STAGES+1 dst_clk cycles from the src pulse (plus up to one dst cycle of phase).
+// Latency:    dst_pulse is high after the STAGES-th dst_clk edge following the src edge that took
+//             the pulse, so a dst flop sees it STAGES to STAGES+1 dst periods later (by phase).
 // Throughput: one pulse per round trip, about 2*(STAGES+1) cycles of the slower clock.
 // Bad input:  a pulse while src_busy is merged (never lost silently: src_busy tells the caller).
 // Parameters: STAGES 2..4.
