@@ -49,6 +49,11 @@ def _sim_stream(args) -> int:
     return 0
 
 
+def _regs(args) -> int:
+    from . import regs
+    return regs.run(check=args.check)
+
+
 def _fusesoc(args) -> int:
     from . import fusesoc
     for path in fusesoc.write():
@@ -85,6 +90,10 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--clock-mhz", type=float, default=200.0)
     t.add_argument("--keep-bad", action="store_true", help="also write frames marked bad")
     t.set_defaults(fn=_sim_stream)
+
+    s = sub.add_parser("regs", help="regenerate register maps (RTL, C header, docs) from rtl/**/*.regs.toml")
+    s.add_argument("--check", action="store_true", help="only list stale generated files")
+    s.set_defaults(fn=_regs)
 
     s = sub.add_parser("fusesoc", help="regenerate the FuseSoC .core files from the RTL tree")
     s.set_defaults(fn=_fusesoc)
