@@ -6,10 +6,11 @@ Frames are `bytes` from the destination MAC to the end of the payload, without p
 from __future__ import annotations
 
 import random
-import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
+
+from .models import crc
 
 DLT_EN10MB = 1
 MIN_FRAME = 60  # without FCS
@@ -59,16 +60,12 @@ def write_pcap(path: str | Path, frames: Iterable[bytes | Captured]) -> int:
 
 
 def fcs(frame: bytes) -> bytes:
-    """The Ethernet FCS of a frame (without FCS), in wire order."""
-    return (zlib.crc32(frame) & 0xFFFFFFFF).to_bytes(4, "little")
+    """The Ethernet FCS of a frame (without FCS), in wire order (see fastpath.models.crc)."""
+    return crc.fcs(frame).to_bytes(4, "little")
 
 
-def with_fcs(frame: bytes) -> bytes:
-    return frame + fcs(frame)
-
-
-def fcs_ok(frame_with_fcs: bytes) -> bool:
-    return len(frame_with_fcs) >= 4 and fcs(frame_with_fcs[:-4]) == frame_with_fcs[-4:]
+with_fcs = crc.append_fcs
+fcs_ok = crc.fcs_ok
 
 
 def pad(frame: bytes) -> bytes:
