@@ -8,17 +8,24 @@
 // zlib.crc32(frame_with_fcs) returns). 32'hC704DD7B is the same residue written MSB first; it is
 // NOT the value seen here.
 //
-// Structure (cheaper than one network per byte count, and the same network for every keep):
+// Structure (one shared network instead of one per byte count, and no XOR logic after it):
 //   1. mask: bytes at and above the first invalid one are forced to zero;
-//   2. one XOR network processes all DATA_WIDTH/8 bytes: for n valid bytes it yields the wanted
-//      state followed by K-n zero bytes (K = DATA_WIDTH/8), i.e. Z^(8(K-n)) applied to it, where Z
-//      is the (invertible) one-zero-bit step of the CRC register;
-//   3. the K-n trailing zero bytes are undone by log2 stages: stage s applies Z^(-8*2^s) when bit s
-//      of K-n is set (a 32x32 XOR matrix plus a 2:1 mux per state bit).
-// Every matrix is derived at elaboration from the polynomial by the constant functions below.
-// Cost and depth: the full-width network (32 XOR trees over DATA_WIDTH inputs, each gated by its
-// keep byte) plus $clog2(K+1) correction stages in series on the 32-bit result; the correction is
-// the long tail of the path, so a user at a high clock rate registers crc_out (axis_crc32 does).
+//   2. fold crc_in into the data: in a reflected CRC the state simply XORs onto the first 32 data
+//      bits, so the state after n bytes from crc_in = the CRC, from state 0, of the n bytes with
+//      crc_in XORed onto bytes 0..3 - plus, when n < 4, the crc_in bytes not yet absorbed
+//      (crc_in >> 8n), which still sit in the register;
+//   3. shift this (DATA_WIDTH+32)-bit vector up by K-n bytes (K = DATA_WIDTH/8; $clog2(K+1) mux
+//      stages): the valid bytes now end at byte K-1 behind K-n zero bytes, which leave a zero
+//      state at zero, and the unabsorbed crc_in bytes land exactly in the 32 bits above byte K-1;
+//   4. one XOR network over the K low bytes (zero initial state), XOR the 32 bits above them.
+// The network rows are derived at elaboration from the polynomial by the constant function below.
+// (Undoing the trailing zero bytes by a chain of 32x32 XOR matrices after the network, instead of
+// shifting, is smaller at 512 bits (~3,800 LUTs) but deeper (28 LUT levels, 16 at 64 bits), and
+// ABC's &mfs in synth_xilinx spends minutes on XOR logic composed after XOR logic: > 5 min at 256.)
+// Yosys synth_xilinx: 64 bits ~550 LUTs, 256 bits ~2,600, 512 bits ~5,500 (about half of it the
+// byte shifter); logic depth grows with log2 of the width (about 19 LUT levels at 512 bits) - a
+// user at a high clock rate registers crc_out (axis_crc32 does) or keeps tkeep all ones (the
+// shifter then optimizes away).
 //
 // Latency:    0 cycles (combinational).
 // Throughput: one beat per evaluation.
@@ -47,16 +54,11 @@ module crc32_step #(
     localparam STAGES     = $clog2(KEEP_WIDTH + 1);  // bits of the zero-byte count 0..KEEP_WIDTH
     localparam [31:0] POLY = 32'hEDB88320;
 
-    // ---- elaboration-time matrices ---------------------------------------------------------------
+    // ---- elaboration-time constants -------------------------------------------------------------
 
     // Z: the register after one zero input bit.
     function [31:0] zero_step(input [31:0] s);
         zero_step = (s >> 1) ^ (s[0] ? POLY : 32'd0);
-    endfunction
-
-    // Z^-1: bit 31 of Z(s) is s[0] (POLY[31] = 1 and s >> 1 has bit 31 clear), which undoes it.
-    function [31:0] zero_unstep(input [31:0] t);
-        zero_unstep = ((t ^ (t[31] ? POLY : 32'd0)) << 1) | {31'd0, t[31]};
     endfunction
 
     // Row j of the full-width network: bit p set if data bit p reaches state bit j.
@@ -74,29 +76,6 @@ module crc32_step #(
         end
     endfunction
 
-    // Row j of Z^-bits: bit i set if state bit i reaches bit j. Z^-1 moves bit i to i+1 for
-    // i < 31, so Z^-bits(e_i) = Z^-(bits-31+i)(e_31) (or e_(i+bits) while that stays below 32).
-    function [31:0] unstep_row(input integer bits, input integer j);
-        integer c, i;
-        reg [31:0] v;
-        begin
-            unstep_row = 32'd0;
-            for (i = 0; i < 32; i = i + 1) begin
-                if (i + bits < 32) begin
-                    unstep_row[i] = (i + bits == j);
-                end
-            end
-            v = 32'h80000000;
-            for (c = 0; c <= bits; c = c + 1) begin
-                i = c + 31 - bits;
-                if (i >= 0) begin
-                    unstep_row[i] = v[j];
-                end
-                v = zero_unstep(v);
-            end
-        end
-    endfunction
-
     // Which byte counts n = 0..KEEP_WIDTH have bit s set in their zero-byte count KEEP_WIDTH - n.
     function [KEEP_WIDTH:0] count_sel(input integer s);
         integer n;
@@ -107,7 +86,7 @@ module crc32_step #(
         end
     endfunction
 
-    // ---- 1. valid bytes and the zero-byte count --------------------------------------------------
+    // ---- 1. valid bytes and the zero-byte count -------------------------------------------------
 
     wire [KEEP_WIDTH-1:0]   valid;    // valid[b]: byte b is below the highest set keep bit
     wire [KEEP_WIDTH+1:0]   edge_t;   // {0, valid, 1}: byte "-1" always valid, byte K never
@@ -117,8 +96,8 @@ module crc32_step #(
 
     genvar b, s, j;
     for (b = 0; b < KEEP_WIDTH; b = b + 1) begin : g_valid
-        assign valid[b]             = |keep[KEEP_WIDTH-1:b];
-        assign masked[8*b +: 8]     = data[8*b +: 8] & {8{valid[b]}};
+        assign valid[b]         = |keep[KEEP_WIDTH-1:b];
+        assign masked[8*b +: 8] = data[8*b +: 8] & {8{valid[b]}};
     end
     assign edge_t = {1'b0, valid, 1'b1};
     for (b = 0; b <= KEEP_WIDTH; b = b + 1) begin : g_count
@@ -128,33 +107,26 @@ module crc32_step #(
         assign zeros[s] = |(count_1h & count_sel(s));
     end
 
-    // ---- 2. full-width network --------------------------------------------------------------------
+    // ---- 2. fold the state into the data, shift up by the zero-byte count -----------------------
 
-    // The initial state enters exactly like data bits 0..31 (reflected CRC); when DATA_WIDTH < 32
-    // its upper bits are only shifted down by DATA_WIDTH.
-    wire [DATA_WIDTH+31:0] crc_ext = {{DATA_WIDTH{1'b0}}, crc_in};
-    wire [DATA_WIDTH-1:0]  net_in  = masked ^ crc_ext[DATA_WIDTH-1:0];
-    wire [31:0]            crc_hi  = crc_ext[DATA_WIDTH +: 32];
-    wire [32*(STAGES+1)-1:0] state;  // state[32*s +: 32]: input of correction stage s
+    // Stage s shifts by 2^s bytes when bit s of the zero-byte count is set. Bytes pushed above
+    // bit W-1 are invalid data bytes (zeroed) or beyond them: dropped.
+    localparam W = DATA_WIDTH + 32;
+    wire [W*(STAGES+1)-1:0] shifted;  // [W*s +: W]: input of stage s
+    assign shifted[W-1:0] = {32'd0, masked} ^ {{DATA_WIDTH{1'b0}}, crc_in};
+    for (s = 0; s < STAGES; s = s + 1) begin : g_align
+        wire [W-1:0] cur = shifted[W*s +: W];
+        assign shifted[W*(s+1) +: W] = zeros[s] ? cur << (8 << s) : cur;
+    end
+    wire [W-1:0] aligned = shifted[W*STAGES +: W];
+
+    // ---- 3. full-width network from state 0, plus the crc_in bytes not absorbed (n < 4) ---------
+
 
     for (j = 0; j < 32; j = j + 1) begin : g_net
         localparam [DATA_WIDTH-1:0] ROW = data_row(j);
-        assign state[j] = ^(net_in & ROW) ^ crc_hi[j];
+        assign crc_out[j] = ^(aligned[DATA_WIDTH-1:0] & ROW) ^ aligned[DATA_WIDTH + j];
     end
-
-    // ---- 3. undo the KEEP_WIDTH - n trailing zero bytes ------------------------------------------
-
-    for (s = 0; s < STAGES; s = s + 1) begin : g_undo
-        wire [31:0] cur = state[32*s +: 32];
-        wire [31:0] back;
-        for (j = 0; j < 32; j = j + 1) begin : g_bit
-            localparam [31:0] ROW = unstep_row(8 << s, j);
-            assign back[j] = ^(cur & ROW);
-        end
-        assign state[32*(s+1) +: 32] = zeros[s] ? back : cur;
-    end
-
-    assign crc_out = state[32*STAGES +: 32];
 
 endmodule
 
