@@ -12,6 +12,8 @@ from .paths import RTL
 
 DESCRIPTIONS = {
     "lib": "fastpath common RTL library: AXI4-Stream register/FIFOs, CDC, CRC-32, arbiter, RAM",
+    "mac": "fastpath Ethernet MACs: 1G GMII/MII/RGMII, 10G XGMII, timebase",
+    "gre": "fastpath GRE decapsulation and encapsulation",
 }
 
 

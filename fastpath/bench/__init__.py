@@ -14,6 +14,8 @@ from ..paths import BUILD
 
 BENCHES = {
     "lib": "fastpath.bench.lib",
+    "mac": "fastpath.bench.mac",
+    "gre": "fastpath.bench.gre",
 }
 
 
