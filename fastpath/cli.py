@@ -54,6 +54,11 @@ def _regs(args) -> int:
     return regs.run(check=args.check)
 
 
+def _formats(args) -> int:
+    from . import formats
+    return formats.run(check=args.check)
+
+
 def _fusesoc(args) -> int:
     from . import fusesoc
     for path in fusesoc.write():
@@ -94,6 +99,10 @@ def main(argv: list[str] | None = None) -> int:
     s = sub.add_parser("regs", help="regenerate register maps (RTL, C header, docs) from rtl/**/*.regs.toml")
     s.add_argument("--check", action="store_true", help="only list stale generated files")
     s.set_defaults(fn=_regs)
+
+    s = sub.add_parser("formats", help="regenerate header/frame formats (.vh, C header, docs) from rtl/**/*.fmt.toml")
+    s.add_argument("--check", action="store_true", help="only list generated files that are stale")
+    s.set_defaults(fn=_formats)
 
     s = sub.add_parser("fusesoc", help="regenerate the FuseSoC .core files from the RTL tree")
     s.set_defaults(fn=_fusesoc)
