@@ -363,7 +363,7 @@ def e2e_unavailable() -> str | None:
 
 @contextlib.contextmanager
 def packet_socket(ns: str, ifname: str, proto: int):
-    from fastpath.bench.gre_sw import in_netns
+    from fastpath.netns import in_netns
     with in_netns(ns):
         s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(proto))
     try:

@@ -32,8 +32,6 @@ or {"skipped": reason} when not root or network namespaces are unavailable.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import ctypes
 import json
 import os
 import random
@@ -45,6 +43,7 @@ import sys
 import time
 from pathlib import Path
 
+from ..netns import in_netns  # noqa: F401  (re-exported: tests import it from here)
 from ..paths import ROOT
 
 HOST = ROOT / "host"
@@ -57,7 +56,6 @@ SEED_DPDK_US = 9.52   # seed 001, Table 1: DPDK GRE, end to end
 SEED_FPGA_US = 3.18   # seed 001, Table 1: FPGA GRE
 SEED_MPPS = 11.19     # seed 001, Table 2: FPGA, 92-byte frames, zero loss
 FRAME_SIZE = 88       # 92 bytes on the wire with the FCS
-CLONE_NEWNET = 0x40000000
 
 # Scheduling of the measuring processes (see the module docstring).
 RT_PRIO = 10
@@ -142,25 +140,6 @@ class Topology:
     def exec(self, role: str) -> list[str]:
         return ["ip", "netns", "exec", self.ns[role]]
 
-
-@contextlib.contextmanager
-def in_netns(name: str):
-    """Run the body with this thread in network namespace `name` (sockets created inside stay
-    there). The thread returns to its own namespace afterwards, even on error."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    here = os.open("/proc/thread-self/ns/net", os.O_RDONLY)
-    there = os.open(f"/var/run/netns/{name}", os.O_RDONLY)
-    try:
-        if libc.setns(there, CLONE_NEWNET) != 0:
-            raise OSError(ctypes.get_errno(), f"setns {name}")
-        try:
-            yield
-        finally:
-            if libc.setns(here, CLONE_NEWNET) != 0:
-                raise OSError(ctypes.get_errno(), "setns back")
-    finally:
-        os.close(here)
-        os.close(there)
 
 
 # ---- the C programs ---------------------------------------------------------------------------
