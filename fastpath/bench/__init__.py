@@ -16,6 +16,7 @@ BENCHES = {
     "lib": "fastpath.bench.lib",
     "mac": "fastpath.bench.mac",
     "gre": "fastpath.bench.gre",
+    "fade": "fastpath.bench.fade",
 }
 
 

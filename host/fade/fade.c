@@ -1,0 +1,1199 @@
+/*
+ * libfade: the FADE-10G host side (include/fastpath/fade.h, docs/fade_host.md).
+ *
+ * A context = one board: an AF_PACKET socket on the interface (TPACKET_V3 RX ring sized from the
+ * window, or V2 with ring_version = 2; classic BPF filter on the Ethertype; our own outgoing
+ * frames ignored); with V3 a second, ringless socket for the frames that carry a command
+ * response (complementary filters), so responses do not wait for a V3 block; a send-only socket
+ * with a PACKET_TX_RING for the ACKs (one send() per batch); a receive thread that ACKs every
+ * data packet; and the receiver packet buffer (fade_core.c) in a memfd mapped twice back to back.
+ *
+ * Locking: `lock` protects the receive state (fade_rx, the held frames) and the counters. The
+ * receive thread takes it once per ring block; the application takes it in read_ptrs /
+ * write_ptrs / get_counters; the data bytes between tail and head belong to the application and
+ * are read without the lock. `resp_lock` protects the pending command (taken briefly, also by
+ * the receive thread inside `lock`; never the other way round). `cmd_lock` serializes commands:
+ * one in flight per board, which is what makes the board's "same csn -> do not execute again"
+ * rule give exactly-once execution.
+ */
+#include <fastpath/fade.h>
+
+#include "fade_core.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <linux/filter.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+#include <net/if.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef PACKET_IGNORE_OUTGOING
+#define PACKET_IGNORE_OUTGOING 23
+#endif
+
+#define CMD_TRY_MS 50u        /* START / STOP: wait this long per try */
+#define FOREIGN_RESET_NS 10000000ull  /* at most one RESET per unknown board per 10 ms */
+#define MAX_ACKS 1024u
+#define MAX_HELD 16u           /* response-carrying data frames waiting for their predecessors */
+#define HELD_MAX_NS 8000000ull  /* ... at most this long (the V3 retire timer is 1 jiffy) */
+#define TX_FRAME 128u         /* ACK TX ring: frame size (header + 60-byte frame) ... */
+#define TX_FRAMES 4096u       /* ... and frames: ACKs not yet consumed by the peer hold one each */
+#define TX_DATA_OFF (TPACKET2_HDRLEN - sizeof(struct sockaddr_ll))  /* frame data in a V2 TX frame */
+
+struct fade {
+    char ifname[IF_NAMESIZE];
+    int ifindex;
+    uint8_t board[6], self[6];
+    int fd;
+    /* RX ring */
+    uint8_t *ring;
+    size_t ring_len, block_size;
+    unsigned blocks, block;
+    int v2;                /* TPACKET_V2: frame by frame (frames/frame_size/frame/per_block) */
+    unsigned frames, frame, per_block;
+    size_t frame_size;
+    /* receiver packet buffer */
+    uint8_t *buf;          /* 2 * buf_len of address space, both halves the same memory */
+    size_t buf_len;
+    uint32_t *slot_pkt;
+    pthread_mutex_t lock;
+    pthread_cond_t data_cv, cmd_cv;
+    struct fade_rx rx;
+    int active;            /* a stream was started: data frames are accepted */
+    size_t wakeup;
+    int waiters;
+    int closing;
+    struct fade_counters c;
+    /* commands */
+    pthread_mutex_t cmd_lock;
+    uint16_t csn;
+    pthread_mutex_t resp_lock;    /* the pending command (pend_*), cmd_cv: held only briefly, so
+                                   * a command never waits for the receive thread's batch */
+    uint16_t pend_cmd, pend_csn;  /* pend_cmd == FADE_CMD_NONE: nothing pending */
+    int pend_done;
+    uint64_t pend_val;
+    /* receive thread */
+    pthread_t thread;
+    int thread_started;
+    int rx_cpu;
+    uint8_t foreign_mac[6];
+    uint64_t foreign_ns;
+    uint8_t (*acks)[FADE_MIN_FRAME];
+    struct mmsghdr *msgs;
+    struct iovec *iovs;
+    /* ACK transmission: a PACKET_TX_RING (TPACKET_V2) on a second, send-only socket: ACKs are
+     * written into ring frames and one send() hands the whole batch to the kernel; sendmmsg()
+     * on fd when the ring is unavailable or full */
+    int txfd;
+    uint8_t *txring;
+    unsigned tx_next;      /* next TX ring frame to fill */
+    int tx_unsent;         /* frames still waiting for a send() (the kernel had no room) */
+    /* Command responses without the V3 block delay: with the V3 ring, frames that carry a
+     * response (RESP frames, DATA/LAST with a response field) go to a second, ringless socket
+     * (complementary BPF filters), read frame by frame as they arrive. The response is taken
+     * at once; a data frame's words wait in `held` until the ring frames that arrived before it
+     * (lower seq) are handled, so ACKs leave in arrival order (an ACK that overtakes would make
+     * the board retransmit early). */
+    int cfd;
+    unsigned held_first, nheld;
+    struct held { uint16_t seq; uint64_t ns; uint32_t len; uint8_t frame[FADE_DATA_LEN]; } *held;
+    uint8_t *cbuf;         /* one frame read from cfd */
+    int cfd_ready;         /* poll() saw cfd readable */
+    int drop_held;         /* START / RESET: the held frames belong to the old stream */
+    int seq_valid;         /* seq of the last data frame from the board handled (both paths) */
+    uint16_t last_seq;
+};
+
+/* ---- boards opened in this process (frames from them are not "unknown") ---------------------- */
+
+#define MAX_OPEN 64
+static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct { int ifindex; uint8_t mac[6]; } open_boards[MAX_OPEN];
+static int n_open;
+
+static int register_board(int ifindex, const uint8_t mac[6])
+{
+    int i, ret = 0;
+    pthread_mutex_lock(&open_lock);
+    for (i = 0; i < n_open; i++)
+        if (open_boards[i].ifindex == ifindex && !memcmp(open_boards[i].mac, mac, 6))
+            ret = -EBUSY;
+    if (!ret && n_open == MAX_OPEN)
+        ret = -ENOSPC;
+    if (!ret) {
+        open_boards[n_open].ifindex = ifindex;
+        memcpy(open_boards[n_open].mac, mac, 6);
+        n_open++;
+    }
+    pthread_mutex_unlock(&open_lock);
+    return ret;
+}
+
+static void unregister_board(int ifindex, const uint8_t mac[6])
+{
+    int i;
+    pthread_mutex_lock(&open_lock);
+    for (i = 0; i < n_open; i++)
+        if (open_boards[i].ifindex == ifindex && !memcmp(open_boards[i].mac, mac, 6)) {
+            open_boards[i] = open_boards[--n_open];
+            break;
+        }
+    pthread_mutex_unlock(&open_lock);
+}
+
+static int board_is_open(int ifindex, const uint8_t mac[6])
+{
+    int i, found = 0;
+    pthread_mutex_lock(&open_lock);
+    for (i = 0; i < n_open && !found; i++)
+        found = open_boards[i].ifindex == ifindex && !memcmp(open_boards[i].mac, mac, 6);
+    pthread_mutex_unlock(&open_lock);
+    return found;
+}
+
+/* ---- small helpers ----------------------------------------------------------------------------- */
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static struct timespec deadline_in(unsigned ms)
+{
+    uint64_t t = now_ns() + (uint64_t)ms * 1000000u;
+    struct timespec ts;
+    ts.tv_sec = (time_t)(t / 1000000000u);
+    ts.tv_nsec = (long)(t % 1000000000u);
+    return ts;
+}
+
+void fade_options_default(struct fade_options *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->buf_log2 = 12;
+    o->window_log2 = 4;
+    o->ring_version = 3;
+    o->ring_block_kib = 0;  /* from the window (ring_geometry) */
+    o->ring_blocks = 0;
+    o->rx_cpu = -1;
+}
+
+int fade_parse_mac(const char *s, uint8_t mac[6])
+{
+    unsigned v[6];
+    char extra;
+    int i;
+    if (!s || sscanf(s, "%x:%x:%x:%x:%x:%x%c", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+                     &extra) != 6)
+        return -EINVAL;
+    for (i = 0; i < 6; i++) {
+        if (v[i] > 255)
+            return -EINVAL;
+        mac[i] = (uint8_t)v[i];
+    }
+    return 0;
+}
+
+const char *fade_strerror(int err)
+{
+    if (err == 0)
+        return "ok";
+    if (err == -ETIMEDOUT)
+        return "timed out (no response from the board)";
+    return strerror(err < 0 ? -err : err);
+}
+
+static int send_frame(struct fade *f, const uint8_t *frame, size_t len)
+{
+    struct sockaddr_ll to;
+    memset(&to, 0, sizeof(to));
+    to.sll_family = AF_PACKET;
+    to.sll_ifindex = f->ifindex;
+    to.sll_halen = 6;
+    memcpy(to.sll_addr, frame, 6);
+    if (sendto(f->fd, frame, len, 0, (struct sockaddr *)&to, sizeof(to)) != (ssize_t)len)
+        return -errno;
+    return 0;
+}
+
+/* ---- receive thread ---------------------------------------------------------------------------- */
+
+/* Called with the lock held: a response carried by a DATA / LAST / RESP frame. The waiting
+ * command thread is woken at once (it waits on resp_lock, not on the lock). */
+static void got_response(struct fade *f, const struct fade_frame *fr)
+{
+    int match;
+    pthread_mutex_lock(&f->resp_lock);
+    match = f->pend_cmd != FADE_CMD_NONE && !f->pend_done && fr->resp_cmd == f->pend_cmd &&
+            fr->resp_csn == f->pend_csn;
+    if (match) {
+        f->pend_done = 1;
+        f->pend_val = fr->resp_val;
+    }
+    pthread_mutex_unlock(&f->resp_lock);
+    if (match) {
+        pthread_cond_broadcast(&f->cmd_cv);
+        f->c.responses++;
+    } else {
+        f->c.stale_responses++;
+    }
+}
+
+static void reset_foreign(struct fade *f, const uint8_t mac[6])
+{
+    uint8_t frame[FADE_MIN_FRAME];
+    uint64_t t = now_ns();
+    if (!memcmp(mac, f->foreign_mac, 6) && t - f->foreign_ns < FOREIGN_RESET_NS)
+        return;
+    if (board_is_open(f->ifindex, mac))
+        return;
+    memcpy(f->foreign_mac, mac, 6);
+    f->foreign_ns = t;
+    fade_build_cmd(frame, mac, f->self, FADE_CMD_RESET, 0, 0);
+    if (send_frame(f, frame, sizeof(frame)) == 0)
+        f->c.resets_sent++;
+}
+
+/* One frame of the ring, lock held. Returns 1 if an ACK was queued in f->acks[*nacks]. */
+static void handle_frame(struct fade *f, const uint8_t *d, size_t len, unsigned *nacks,
+                         int take_resp)
+{
+    struct fade_frame fr;
+    enum fade_kind k = fade_parse(d, len, &fr);
+    enum fade_rx_verdict v;
+
+    if (len < 12 || memcmp(fr.src, f->board, 6) != 0) {
+        f->c.foreign++;
+        if (len >= 12 && (k == FADE_K_DATA || k == FADE_K_LAST || k == FADE_K_RESP))
+            reset_foreign(f, fr.src);
+        return;
+    }
+    f->c.frames++;
+    switch (k) {
+    case FADE_K_BAD_VERSION:
+        f->c.bad_version++;
+        return;
+    case FADE_K_RESP:
+        if (take_resp)
+            got_response(f, &fr);
+        return;
+    case FADE_K_DATA:
+    case FADE_K_LAST:
+        break;
+    default:
+        f->c.bad_frame++;
+        return;
+    }
+    if (fr.resp_cmd != FADE_CMD_NONE && take_resp)
+        got_response(f, &fr);
+    f->seq_valid = 1;
+    f->last_seq = fr.seq;
+    if (!f->active) {
+        f->c.idle_data++;
+        return;
+    }
+    v = fade_rx_data(&f->rx, &fr);
+    if ((v == FADE_RX_NEW || v == FADE_RX_DUP) && *nacks < MAX_ACKS) {
+        fade_build_ack(f->acks[*nacks], f->board, f->self, FADE_TYPE_ACK, fr.seq, fr.pkt, fr.delay);
+        (*nacks)++;
+    }
+}
+
+static void sync_counters(struct fade *f)
+{
+    f->c.data = f->rx.new_pkts;
+    f->c.dups = f->rx.dups;
+    f->c.future = f->rx.future;
+    f->c.no_space = f->rx.no_space;
+    f->c.bytes = f->rx.bytes;
+}
+
+static struct tpacket2_hdr *tx_frame(struct fade *f, unsigned i)
+{
+    return (void *)(f->txring + (size_t)i * TX_FRAME);
+}
+
+/* Hand the TX ring's SEND_REQUEST frames to the kernel (without waiting for them to leave). */
+static void tx_kick(struct fade *f)
+{
+    unsigned last = (f->tx_next + TX_FRAMES - 1) % TX_FRAMES;
+    if (send(f->txfd, NULL, 0, MSG_DONTWAIT) < 0 && errno != EAGAIN && errno != ENOBUFS &&
+        errno != EINTR)
+        __atomic_fetch_add(&f->c.ack_send_fail, 1, __ATOMIC_RELAXED);
+    /* the kernel stops at a frame it has no memory for and leaves it SEND_REQUEST: kick again
+     * before sleeping (wait_for_frames) */
+    f->tx_unsent = __atomic_load_n(&tx_frame(f, last)->tp_status, __ATOMIC_ACQUIRE) ==
+                   TP_STATUS_SEND_REQUEST;
+}
+
+/* The batch's ACKs (f->acks[0..n)): into the TX ring and one send(); what does not fit (or all,
+ * without a TX ring) with sendmmsg() on the receiving socket. */
+static void send_acks(struct fade *f, unsigned n)
+{
+    unsigned i = 0, queued = 0;
+    if (f->txring) {
+        for (; queued < n; queued++) {
+            struct tpacket2_hdr *h = tx_frame(f, f->tx_next);
+            /* AVAILABLE again once the peer has consumed the ACK sent from this frame */
+            if (__atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE) != TP_STATUS_AVAILABLE)
+                break;
+            memcpy((uint8_t *)h + TX_DATA_OFF, f->acks[queued], FADE_MIN_FRAME);
+            h->tp_len = FADE_MIN_FRAME;
+            __atomic_store_n(&h->tp_status, TP_STATUS_SEND_REQUEST, __ATOMIC_RELEASE);
+            f->tx_next = (f->tx_next + 1) % TX_FRAMES;
+        }
+        if (queued)
+            tx_kick(f);
+    }
+    i = queued;
+    while (i < n) {
+        int r = sendmmsg(f->fd, f->msgs + i, n - i, 0);
+        if (r <= 0) {
+            if (r < 0 && errno == EINTR)
+                continue;
+            __atomic_fetch_add(&f->c.ack_send_fail, n - i, __ATOMIC_RELAXED);
+            break;
+        }
+        i += (unsigned)r;
+    }
+    __atomic_fetch_add(&f->c.acks_sent, i, __ATOMIC_RELAXED);
+}
+
+/* Frames handed over by the kernel, one V3 block or up to 64 V2 frames at a time: all handled
+ * under the lock, then the ACKs go out together (send_acks). */
+struct batch {
+    uint64_t head_before;
+    int eos_before;
+    unsigned nacks;
+};
+
+static void batch_begin(struct fade *f, struct batch *b)
+{
+    pthread_mutex_lock(&f->lock);
+    b->head_before = fade_rx_head(&f->rx);
+    b->eos_before = fade_rx_eos(&f->rx);
+    b->nacks = 0;
+}
+
+/* 1 and *seq if d is a DATA / LAST frame from the board (the fields the filters looked at). */
+static int board_data_seq(const struct fade *f, const uint8_t *d, size_t len, uint16_t *seq)
+{
+    uint16_t t;
+    if (len < FADE_DATA_LEN || memcmp(d + FADE_HEADER_SRC_OFF, f->board, 6) != 0)
+        return 0;
+    t = fade_get16(d + FADE_DATA_TYPE_OFF);
+    if (t != FADE_TYPE_DATA && t != FADE_TYPE_LAST)
+        return 0;
+    *seq = fade_get16(d + FADE_DATA_SEQ_OFF);
+    return 1;
+}
+
+/* Handle the held frames (lock held), oldest first: those sent before a frame with sequence
+ * number seq (older in 16-bit serial order; seq = the next one expected when called with
+ * all = 0 after a block), the one following the last data frame handled, those held too long
+ * (now != 0), or all of them (all = 1). */
+static void release_held(struct fade *f, struct batch *b, int all, uint16_t seq, uint64_t now)
+{
+    if (f->drop_held) {
+        f->nheld = 0;
+        f->drop_held = 0;
+    }
+    while (f->nheld) {
+        struct held *h = &f->held[f->held_first];
+        if (!all && !(h->seq != seq && fade_seq_gt(seq, h->seq)) &&
+            !(f->seq_valid && h->seq == (uint16_t)(f->last_seq + 1)) &&
+            !(now && now - h->ns > HELD_MAX_NS))
+            break;
+        handle_frame(f, h->frame, h->len, &b->nacks, 0);
+        f->held_first = (f->held_first + 1) % MAX_HELD;
+        f->nheld--;
+    }
+}
+
+static void batch_frame(struct fade *f, struct batch *b, const uint8_t *hdr, size_t hdr_len,
+                        unsigned mac_off, unsigned snaplen)
+{
+    const struct sockaddr_ll *sll = (const void *)(hdr + TPACKET_ALIGN(hdr_len));
+    uint16_t seq;
+    if (sll->sll_pkttype == PACKET_OUTGOING)
+        return;
+    if (f->nheld && board_data_seq(f, hdr + mac_off, snaplen, &seq))
+        release_held(f, b, 0, seq, 0);  /* held frames sent before this one go first */
+    handle_frame(f, hdr + mac_off, snaplen, &b->nacks, 1);
+}
+
+/* Wakes the reader only when what it waits for is there (avail >= wakeup, or the end of the
+ * stream), after the lock is released, so the woken thread does not block on the mutex at once. The waiters test their condition under
+ * the lock, so no wake-up is lost. */
+static void batch_end(struct fade *f, struct batch *b)
+{
+    uint64_t head = fade_rx_head(&f->rx);
+    int eos = fade_rx_eos(&f->rx), wake_data;
+    wake_data = f->waiters && (head != b->head_before || eos != b->eos_before) &&
+                (head - f->rx.tail >= f->wakeup || eos);
+    sync_counters(f);
+    pthread_mutex_unlock(&f->lock);
+    if (wake_data)
+        pthread_cond_broadcast(&f->data_cv);
+}
+
+/* Frames carrying a command response, from the ringless socket (V3 only), one at a time as
+ * they arrive: the response is delivered at once; RESP frames are done with; a DATA / LAST
+ * frame is held until the ring frames sent before it are handled (or handled at once when the
+ * last data frame handled was its predecessor). */
+static void rx_control(struct fade *f)
+{
+    struct batch b;
+    int any = 0;
+    for (;;) {
+        struct sockaddr_ll from;
+        socklen_t fl = sizeof(from);
+        struct fade_frame fr;
+        uint16_t seq;
+        ssize_t r = recvfrom(f->cfd, f->cbuf, FADE_DATA_LEN, MSG_DONTWAIT | MSG_TRUNC,
+                             (struct sockaddr *)&from, &fl);
+        size_t len;
+        if (r < 0)
+            break;
+        len = (size_t)r > FADE_DATA_LEN ? FADE_DATA_LEN : (size_t)r;
+        if (!any)
+            batch_begin(f, &b);
+        any = 1;
+        if (from.sll_pkttype == PACKET_OUTGOING)
+            continue;
+        if (board_data_seq(f, f->cbuf, len, &seq) &&
+            (fade_parse(f->cbuf, len, &fr) == FADE_K_DATA || fr.kind == FADE_K_LAST) &&
+            !(f->seq_valid && seq == (uint16_t)(f->last_seq + 1) && !f->nheld)) {
+            struct held *h;
+            if (fr.resp_cmd != FADE_CMD_NONE)
+                got_response(f, &fr);
+            if (f->drop_held) {  /* START / RESET since: the held frames were the old stream's */
+                f->nheld = 0;
+                f->drop_held = 0;
+            }
+            if (f->nheld == MAX_HELD)
+                release_held(f, &b, 1, 0, 0);
+            h = &f->held[(f->held_first + f->nheld++) % MAX_HELD];
+            h->seq = seq;
+            h->ns = now_ns();
+            h->len = (uint32_t)len;
+            memcpy(h->frame, f->cbuf, len);
+        } else {
+            handle_frame(f, f->cbuf, len, &b.nacks, 1);
+        }
+    }
+    if (any) {
+        batch_end(f, &b);
+        if (b.nacks)
+            send_acks(f, b.nacks);
+    }
+}
+
+/* Held frames whose predecessors never came (lost, or the stream paused): handle them. */
+static void expire_held(struct fade *f)
+{
+    struct batch b;
+    batch_begin(f, &b);
+    release_held(f, &b, 0, 0, now_ns());
+    batch_end(f, &b);
+    if (b.nacks)
+        send_acks(f, b.nacks);
+}
+
+static void wait_for_frames(struct fade *f)
+{
+    struct pollfd p[2] = {{.fd = f->fd, .events = POLLIN | POLLERR},
+                          {.fd = f->cfd, .events = POLLIN | POLLERR}};
+    int timeout = 20;
+    if (f->tx_unsent)  /* ACKs the kernel had no room for: retry soon */
+        tx_kick(f);
+    if (f->tx_unsent || __atomic_load_n(&f->nheld, __ATOMIC_RELAXED))
+        timeout = 2;
+    if (poll(p, f->cfd >= 0 ? 2 : 1, timeout) > 0 && f->cfd >= 0 && p[1].revents)
+        f->cfd_ready = 1;
+}
+
+/* TPACKET_V3: the kernel hands over whole blocks (full, or after the retire timer). */
+static void rx_block(struct fade *f)
+{
+    struct tpacket_block_desc *bd = (void *)(f->ring + (size_t)f->block * f->block_size);
+    struct tpacket3_hdr *h;
+    struct batch b;
+    unsigned i, n;
+    /* the response socket: when poll() said so, and after every block while a command waits
+     * (no syscall per block otherwise) */
+    if (f->cfd >= 0 && (f->cfd_ready || __atomic_load_n(&f->pend_cmd, __ATOMIC_RELAXED) !=
+                                           FADE_CMD_NONE)) {
+        f->cfd_ready = 0;
+        rx_control(f);
+    }
+    if (!(__atomic_load_n(&bd->hdr.bh1.block_status, __ATOMIC_ACQUIRE) & TP_STATUS_USER)) {
+        if (__atomic_load_n(&f->nheld, __ATOMIC_RELAXED))
+            expire_held(f);
+        wait_for_frames(f);
+        return;
+    }
+    n = bd->hdr.bh1.num_pkts;
+    h = (void *)((uint8_t *)bd + bd->hdr.bh1.offset_to_first_pkt);
+    batch_begin(f, &b);
+    for (i = 0; i < n; i++) {
+        batch_frame(f, &b, (const uint8_t *)h, sizeof(struct tpacket3_hdr), h->tp_mac,
+                    h->tp_snaplen);
+        h = (void *)((uint8_t *)h + h->tp_next_offset);
+    }
+    if (f->nheld)  /* the block had the held frame's predecessors */
+        release_held(f, &b, 0, f->last_seq, 0);
+    batch_end(f, &b);
+    __atomic_store_n(&bd->hdr.bh1.block_status, TP_STATUS_KERNEL, __ATOMIC_RELEASE);
+    f->block = (f->block + 1) % f->blocks;
+    if (b.nacks)
+        send_acks(f, b.nacks);
+}
+
+/* TPACKET_V2: every frame has its own status word, seen as soon as the kernel wrote it. */
+static struct tpacket2_hdr *v2_frame(struct fade *f, unsigned i)
+{
+    return (void *)(f->ring + (size_t)(i / f->per_block) * f->block_size +
+                    (size_t)(i % f->per_block) * f->frame_size);
+}
+
+static void rx_frames(struct fade *f)
+{
+    struct tpacket2_hdr *h = v2_frame(f, f->frame);
+    struct batch b;
+    unsigned n = 0, first = f->frame;
+    if (!(__atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE) & TP_STATUS_USER)) {
+        wait_for_frames(f);
+        return;
+    }
+    batch_begin(f, &b);
+    while (n < 64 && (__atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE) & TP_STATUS_USER)) {
+        batch_frame(f, &b, (const uint8_t *)h, sizeof(struct tpacket2_hdr), h->tp_mac,
+                    h->tp_snaplen);
+        n++;
+        f->frame = (f->frame + 1) % f->frames;
+        h = v2_frame(f, f->frame);
+    }
+    batch_end(f, &b);
+    while (n--) {
+        __atomic_store_n(&v2_frame(f, first)->tp_status, TP_STATUS_KERNEL, __ATOMIC_RELEASE);
+        first = (first + 1) % f->frames;
+    }
+    if (b.nacks)
+        send_acks(f, b.nacks);
+}
+
+static void *rx_thread(void *arg)
+{
+    struct fade *f = arg;
+    if (f->rx_cpu >= 0) {
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        CPU_SET(f->rx_cpu, &set);
+        pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+    }
+    while (!__atomic_load_n(&f->closing, __ATOMIC_ACQUIRE)) {
+        if (f->v2)
+            rx_frames(f);
+        else
+            rx_block(f);
+    }
+    return NULL;
+}
+
+/* ---- open / close ------------------------------------------------------------------------------ */
+
+/* Classic BPF: FADE frames that carry a command response (RESP, or DATA / LAST with a response
+ * field other than CMD_NONE) are accepted when `resp` is 1, all other FADE frames when it is 0;
+ * other Ethertypes never. Frames too short for the fields go with the non-response ones. */
+#define BPF_RESP_MIN_LEN (FADE_DATA_RESP_CMD_OFF + 2)
+static void response_filter(struct sock_filter *c, int resp)
+{
+    const uint32_t yes = resp ? 0x40000 : 0, no = resp ? 0 : 0x40000;
+    struct sock_filter code[] = {
+        /* 0 */ BPF_STMT(BPF_LD | BPF_H | BPF_ABS, FADE_HEADER_ETHERTYPE_OFF),
+        /* 1 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FADE_ETHERTYPE, 0, 10),  /* else 12 */
+        /* 2 */ BPF_STMT(BPF_LD | BPF_W | BPF_LEN, 0),
+        /* 3 */ BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, BPF_RESP_MIN_LEN, 0, 7), /* else 11 */
+        /* 4 */ BPF_STMT(BPF_LD | BPF_H | BPF_ABS, FADE_DATA_TYPE_OFF),
+        /* 5 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FADE_TYPE_RESP, 4, 0),   /* 10 */
+        /* 6 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FADE_TYPE_DATA, 1, 0),   /* 8 */
+        /* 7 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FADE_TYPE_LAST, 0, 3),   /* else 11 */
+        /* 8 */ BPF_STMT(BPF_LD | BPF_H | BPF_ABS, FADE_DATA_RESP_CMD_OFF),
+        /* 9 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FADE_CMD_NONE, 1, 0),    /* 11 */
+        /* 10 */ BPF_STMT(BPF_RET | BPF_K, yes),  /* carries a response */
+        /* 11 */ BPF_STMT(BPF_RET | BPF_K, no),   /* another FADE frame */
+        /* 12 */ BPF_STMT(BPF_RET | BPF_K, 0),    /* not FADE */
+    };
+    memcpy(c, code, sizeof(code));
+}
+#define BPF_RESP_LEN 13
+
+/* V3 packs a data frame into 8,320 bytes of a block (header, sockaddr_ll, alignment). */
+#define V3_FRAME_BYTES 8320u
+#define V3_BLOCK_HDR 48u
+
+/* The ring's block size and count when the options leave them 0. V3 hands a block over only
+ * when the next frame does not fit (or on its 1-jiffy timer), so a block must fill with fewer
+ * frames than the board may have unconfirmed: at most 2^N / 2 - 1 data frames per block keeps
+ * two blocks of ACKs going round (N = 4: 64 KiB, 7 frames), and at most 256 KiB (31 frames):
+ * larger blocks save little CPU and, with loss, leave the board waiting for the timer (at
+ * N = 8 and 5 % loss 1 MiB blocks halved the goodput). About 16 MiB in all. V2: 64 KiB. */
+static void ring_geometry(const struct fade_options *o, unsigned *kib, unsigned *blocks)
+{
+    unsigned win = 1u << o->window_log2, max_frames = win / 2 > 1 ? win / 2 - 1 : 1;
+    *kib = o->ring_block_kib;
+    if (!*kib) {
+        *kib = 16;
+        if (o->ring_version != 2)
+            while (*kib < 256 && ((*kib * 2) * 1024 - V3_BLOCK_HDR) / V3_FRAME_BYTES <= max_frames)
+                *kib *= 2;
+        else
+            *kib = 64;
+    }
+    *blocks = o->ring_blocks ? o->ring_blocks : (16384 / *kib < 8 ? 8 : 16384 / *kib);
+}
+
+static int setup_socket(struct fade *f, const struct fade_options *o, char *err, size_t errlen)
+{
+    /* ldh [12]; jeq #0xFADE, accept, drop (V2: every FADE frame in the ring) */
+    struct sock_filter all[] = {
+        {0x28, 0, 0, 12},
+        {0x15, 0, 1, FADE_ETHERTYPE},
+        {0x06, 0, 0, 0x40000},
+        {0x06, 0, 0, 0},
+    };
+    struct sock_filter not_resp[BPF_RESP_LEN];
+    struct sock_fprog prog = {.len = sizeof(all) / sizeof(all[0]), .filter = all};
+    struct tpacket_req3 req;
+    struct sockaddr_ll sll;
+    struct ifreq ifr;
+    int v;
+
+    f->fd = socket(AF_PACKET, SOCK_RAW, 0);  /* protocol 0: nothing arrives before bind() */
+    if (f->fd < 0) {
+        snprintf(err, errlen, "socket(AF_PACKET): %s (needs CAP_NET_RAW)", strerror(errno));
+        return -1;
+    }
+    memset(&ifr, 0, sizeof(ifr));
+    snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", f->ifname);
+    if (ioctl(f->fd, SIOCGIFINDEX, &ifr) < 0) {
+        snprintf(err, errlen, "interface %s: %s", f->ifname, strerror(errno));
+        return -1;
+    }
+    f->ifindex = ifr.ifr_ifindex;
+    if (ioctl(f->fd, SIOCGIFHWADDR, &ifr) < 0) {
+        snprintf(err, errlen, "SIOCGIFHWADDR %s: %s", f->ifname, strerror(errno));
+        return -1;
+    }
+    memcpy(f->self, ifr.ifr_hwaddr.sa_data, 6);
+    if (ioctl(f->fd, SIOCGIFMTU, &ifr) == 0 && ifr.ifr_mtu < FADE_DATA_LEN - 14) {
+        snprintf(err, errlen, "MTU of %s is %d: FADE data frames need %d (set 9000)", f->ifname,
+                 ifr.ifr_mtu, FADE_DATA_LEN - 14);
+        return -1;
+    }
+    if (o->ring_version != 2) {  /* V3: the response-carrying frames go to cfd instead */
+        response_filter(not_resp, 0);
+        prog.len = BPF_RESP_LEN;
+        prog.filter = not_resp;
+    }
+    if (setsockopt(f->fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog)) < 0) {
+        snprintf(err, errlen, "SO_ATTACH_FILTER: %s", strerror(errno));
+        return -1;
+    }
+    v = 1;
+    setsockopt(f->fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &v, sizeof(v)); /* also checked per frame */
+    setsockopt(f->fd, SOL_PACKET, PACKET_QDISC_BYPASS, &v, sizeof(v));
+    f->v2 = o->ring_version == 2;
+    v = f->v2 ? TPACKET_V2 : TPACKET_V3;
+    if (setsockopt(f->fd, SOL_PACKET, PACKET_VERSION, &v, sizeof(v)) < 0) {
+        snprintf(err, errlen, "PACKET_VERSION %d: %s", v + 1, strerror(errno));
+        return -1;
+    }
+    memset(&req, 0, sizeof(req));
+    {
+        unsigned kib, blocks;
+        ring_geometry(o, &kib, &blocks);
+        f->block_size = (size_t)kib * 1024;
+        f->blocks = blocks;
+    }
+    req.tp_block_size = (unsigned)f->block_size;
+    req.tp_block_nr = f->blocks;
+    if (f->v2) {
+        /* one data frame per ring frame: header, sockaddr_ll, padding, 8,232 bytes */
+        f->frame_size = 8448;
+        f->per_block = (unsigned)(f->block_size / f->frame_size);
+        f->frames = f->per_block * f->blocks;
+        req.tp_frame_size = (unsigned)f->frame_size;
+        req.tp_frame_nr = f->frames;
+    } else {
+        req.tp_frame_size = 2048;  /* unused by V3 beyond this consistency check */
+        req.tp_frame_nr = (unsigned)(f->block_size / 2048) * f->blocks;
+        req.tp_retire_blk_tov = 1;  /* ms (rounded up to a jiffy): hand over a partial block */
+    }
+    if (setsockopt(f->fd, SOL_PACKET, PACKET_RX_RING, &req, f->v2 ? sizeof(struct tpacket_req)
+                                                                  : sizeof(req)) < 0) {
+        snprintf(err, errlen, "PACKET_RX_RING: %s", strerror(errno));
+        return -1;
+    }
+    f->ring_len = f->block_size * f->blocks;
+    f->ring = mmap(NULL, f->ring_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, f->fd, 0);
+    if (f->ring == MAP_FAILED) {
+        f->ring = NULL;
+        snprintf(err, errlen, "mmap(PACKET_RX_RING): %s", strerror(errno));
+        return -1;
+    }
+    memset(&sll, 0, sizeof(sll));
+    sll.sll_family = AF_PACKET;
+    sll.sll_protocol = htons(FADE_ETHERTYPE);
+    sll.sll_ifindex = f->ifindex;
+    if (bind(f->fd, (struct sockaddr *)&sll, sizeof(sll)) < 0) {
+        snprintf(err, errlen, "bind %s: %s", f->ifname, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* V3 only: the ringless socket for the frames that carry a command response. */
+static int setup_control(struct fade *f, char *err, size_t errlen)
+{
+    struct sock_filter code[BPF_RESP_LEN];
+    struct sock_fprog prog = {.len = BPF_RESP_LEN, .filter = code};
+    struct sockaddr_ll sll;
+    int v = 1;
+    f->held = calloc(MAX_HELD, sizeof(*f->held));
+    f->cbuf = malloc(FADE_DATA_LEN);
+    f->cfd = socket(AF_PACKET, SOCK_RAW, 0);  /* protocol 0: nothing arrives before bind() */
+    response_filter(code, 1);
+    memset(&sll, 0, sizeof(sll));
+    sll.sll_family = AF_PACKET;
+    sll.sll_protocol = htons(FADE_ETHERTYPE);
+    sll.sll_ifindex = f->ifindex;
+    if (!f->held || !f->cbuf || f->cfd < 0 ||
+        setsockopt(f->cfd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog)) < 0 ||
+        bind(f->cfd, (struct sockaddr *)&sll, sizeof(sll)) < 0) {
+        snprintf(err, errlen, "response socket: %s", strerror(errno));
+        return -1;
+    }
+    setsockopt(f->cfd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &v, sizeof(v));
+    return 0;
+}
+
+/* The ACK TX ring: a send-only AF_PACKET socket (protocol 0: it receives nothing) with a
+ * TPACKET_V2 PACKET_TX_RING, bypassing the qdisc like the receiving socket. Optional: without
+ * it (an old kernel) ACKs go out with sendmmsg(). */
+static void setup_tx_ring(struct fade *f)
+{
+    struct tpacket_req req;
+    struct sockaddr_ll sll;
+    int v, fd = socket(AF_PACKET, SOCK_RAW, 0);
+    uint8_t *ring;
+    if (fd < 0)
+        return;
+    v = 1;
+    setsockopt(fd, SOL_PACKET, PACKET_QDISC_BYPASS, &v, sizeof(v));
+    setsockopt(fd, SOL_PACKET, PACKET_LOSS, &v, sizeof(v));  /* a bad frame never blocks the ring */
+    v = 4 << 20;  /* room for the skbs of ACKs the board has not read yet */
+    if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &v, sizeof(v)) < 0)
+        setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof(v));
+    v = TPACKET_V2;
+    memset(&req, 0, sizeof(req));
+    req.tp_block_size = 4096;
+    req.tp_frame_size = TX_FRAME;
+    req.tp_frame_nr = TX_FRAMES;
+    req.tp_block_nr = TX_FRAMES * TX_FRAME / 4096;
+    memset(&sll, 0, sizeof(sll));
+    sll.sll_family = AF_PACKET;
+    sll.sll_ifindex = f->ifindex;
+    if (setsockopt(fd, SOL_PACKET, PACKET_VERSION, &v, sizeof(v)) < 0 ||
+        setsockopt(fd, SOL_PACKET, PACKET_TX_RING, &req, sizeof(req)) < 0 ||
+        bind(fd, (struct sockaddr *)&sll, sizeof(sll)) < 0) {
+        close(fd);
+        return;
+    }
+    ring = mmap(NULL, (size_t)TX_FRAMES * TX_FRAME, PROT_READ | PROT_WRITE,
+                MAP_SHARED | MAP_POPULATE, fd, 0);
+    if (ring == MAP_FAILED) {
+        close(fd);
+        return;
+    }
+    f->txfd = fd;
+    f->txring = ring;
+}
+
+/* The receiver packet buffer: a memfd mapped at buf and again at buf + buf_len. */
+static int setup_buffer(struct fade *f, char *err, size_t errlen)
+{
+    int fd = memfd_create("fade-rx", MFD_CLOEXEC);
+    uint8_t *base;
+    if (fd < 0 || ftruncate(fd, (off_t)f->buf_len) < 0) {
+        snprintf(err, errlen, "memfd for a %zu-byte buffer: %s", f->buf_len, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    base = mmap(NULL, 2 * f->buf_len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (base == MAP_FAILED ||
+        mmap(base, f->buf_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED | MAP_POPULATE, fd,
+             0) == MAP_FAILED ||
+        mmap(base + f->buf_len, f->buf_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd,
+             0) == MAP_FAILED) {
+        snprintf(err, errlen, "mapping the receive buffer: %s", strerror(errno));
+        if (base != MAP_FAILED)
+            munmap(base, 2 * f->buf_len);
+        close(fd);
+        return -1;
+    }
+    close(fd);
+    f->buf = base;
+    return 0;
+}
+
+static void free_context(struct fade *f)
+{
+    if (f->thread_started) {
+        __atomic_store_n(&f->closing, 1, __ATOMIC_RELEASE);
+        pthread_join(f->thread, NULL);
+    }
+    if (f->ring)
+        munmap(f->ring, f->ring_len);
+    if (f->fd >= 0)
+        close(f->fd);
+    if (f->txring)
+        munmap(f->txring, (size_t)TX_FRAMES * TX_FRAME);
+    if (f->txfd >= 0)
+        close(f->txfd);
+    if (f->cfd >= 0)
+        close(f->cfd);
+    free(f->held);
+    free(f->cbuf);
+    if (f->buf)
+        munmap(f->buf, 2 * f->buf_len);
+    free(f->slot_pkt);
+    free(f->acks);
+    free(f->msgs);
+    free(f->iovs);
+    pthread_mutex_destroy(&f->lock);
+    pthread_mutex_destroy(&f->cmd_lock);
+    pthread_mutex_destroy(&f->resp_lock);
+    pthread_cond_destroy(&f->data_cv);
+    pthread_cond_destroy(&f->cmd_cv);
+    free(f);
+}
+
+fade_t *fade_open(const char *ifname, const uint8_t board_mac[6], const struct fade_options *opt,
+                  char *err, size_t errlen)
+{
+    struct fade_options o;
+    pthread_condattr_t ca;
+    struct fade *f;
+    unsigned i;
+    char dummy[1];
+
+    if (!err) {
+        err = dummy;
+        errlen = sizeof(dummy);
+    }
+    if (opt)
+        o = *opt;
+    else
+        fade_options_default(&o);
+    if (!ifname || strlen(ifname) >= IF_NAMESIZE || !board_mac) {
+        snprintf(err, errlen, "bad interface name or MAC");
+        return NULL;
+    }
+    if (o.buf_log2 < 4 || o.buf_log2 > 20 || o.window_log2 > o.buf_log2 ||
+        o.window_log2 > 20 ||
+        (o.ring_block_kib && (o.ring_block_kib < 16 || o.ring_block_kib > 4096 ||
+                              (o.ring_block_kib & (o.ring_block_kib - 1)))) ||
+        (o.ring_blocks && (o.ring_blocks < 2 || o.ring_blocks > 65536)) ||
+        (o.ring_version != 2 && o.ring_version != 3)) {
+        snprintf(err, errlen, "bad options: buf_log2 4..20, window_log2 0..buf_log2, "
+                              "ring_block_kib 0 or a power of two 16..4096, ring_blocks 0 or "
+                              "2..65536, "
+                              "ring_version 2 or 3");
+        return NULL;
+    }
+    f = calloc(1, sizeof(*f));
+    if (!f) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    f->fd = f->txfd = f->cfd = -1;
+    snprintf(f->ifname, sizeof(f->ifname), "%s", ifname);
+    memcpy(f->board, board_mac, 6);
+    f->rx_cpu = o.rx_cpu;
+    pthread_mutex_init(&f->lock, NULL);
+    pthread_mutex_init(&f->cmd_lock, NULL);
+    pthread_mutex_init(&f->resp_lock, NULL);
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&f->data_cv, &ca);
+    pthread_cond_init(&f->cmd_cv, &ca);
+    pthread_condattr_destroy(&ca);
+    f->buf_len = (size_t)FADE_PACKET_BYTES << o.buf_log2;
+    f->wakeup = FADE_PACKET_BYTES;
+    f->slot_pkt = calloc((size_t)1 << o.buf_log2, sizeof(uint32_t));
+    f->acks = calloc(MAX_ACKS, sizeof(*f->acks));
+    f->msgs = calloc(MAX_ACKS, sizeof(*f->msgs));
+    f->iovs = calloc(MAX_ACKS, sizeof(*f->iovs));
+    if (!f->slot_pkt || !f->acks || !f->msgs || !f->iovs) {
+        snprintf(err, errlen, "out of memory");
+        free_context(f);
+        return NULL;
+    }
+    if (setup_socket(f, &o, err, errlen) < 0 || setup_buffer(f, err, errlen) < 0) {
+        free_context(f);
+        return NULL;
+    }
+    if (!f->v2 && setup_control(f, err, errlen) < 0) {
+        free_context(f);
+        return NULL;
+    }
+    if (!o.no_tx_ring)
+        setup_tx_ring(f);
+    for (i = 0; i < MAX_ACKS; i++) {  /* the sendmmsg() fallback for ACKs */
+        f->iovs[i].iov_base = f->acks[i];
+        f->iovs[i].iov_len = FADE_MIN_FRAME;
+        f->msgs[i].msg_hdr.msg_iov = &f->iovs[i];
+        f->msgs[i].msg_hdr.msg_iovlen = 1;
+    }
+    fade_rx_init(&f->rx, f->buf, f->slot_pkt, o.buf_log2, o.window_log2);
+    /* a csn the board is unlikely to hold as its last one; never 0 */
+    f->csn = (uint16_t)((now_ns() >> 10) ^ (uint64_t)getpid());
+    if (register_board(f->ifindex, f->board) < 0) {
+        snprintf(err, errlen, "board already open on %s in this process", ifname);
+        free_context(f);
+        return NULL;
+    }
+    if (pthread_create(&f->thread, NULL, rx_thread, f) != 0) {
+        snprintf(err, errlen, "pthread_create failed");
+        unregister_board(f->ifindex, f->board);
+        free_context(f);
+        return NULL;
+    }
+    f->thread_started = 1;
+    if (!o.no_reset)
+        fade_reset(f);
+    return f;
+}
+
+void fade_close(fade_t *f)
+{
+    if (!f)
+        return;
+    pthread_mutex_lock(&f->lock);
+    __atomic_store_n(&f->closing, 1, __ATOMIC_RELEASE);
+    pthread_cond_broadcast(&f->data_cv);
+    pthread_mutex_unlock(&f->lock);
+    pthread_mutex_lock(&f->resp_lock);
+    pthread_cond_broadcast(&f->cmd_cv);
+    pthread_mutex_unlock(&f->resp_lock);
+    unregister_board(f->ifindex, f->board);
+    free_context(f);
+}
+
+/* ---- commands ---------------------------------------------------------------------------------- */
+
+static int do_cmd(struct fade *f, uint16_t cmd, uint32_t arg, unsigned retries, unsigned try_ms,
+                  uint64_t *result)
+{
+    uint8_t frame[FADE_MIN_FRAME];
+    unsigned t;
+    int done = 0, ret = 0;
+    uint64_t val = 0;
+
+    pthread_mutex_lock(&f->cmd_lock);
+    pthread_mutex_lock(&f->resp_lock);
+    if (++f->csn == 0)
+        f->csn = 1;
+    f->pend_csn = f->csn;
+    f->pend_done = 0;
+    __atomic_store_n(&f->pend_cmd, cmd, __ATOMIC_RELAXED);  /* read unlocked as a hint */
+    pthread_mutex_unlock(&f->resp_lock);
+    fade_build_cmd(frame, f->board, f->self, cmd, f->pend_csn, arg);
+    for (t = 0; t <= retries && !done; t++) {
+        struct timespec dl = deadline_in(try_ms);
+        int closing;
+        ret = send_frame(f, frame, sizeof(frame));
+        __atomic_fetch_add(&f->c.cmds_sent, 1, __ATOMIC_RELAXED);
+        if (t)
+            __atomic_fetch_add(&f->c.cmd_retries, 1, __ATOMIC_RELAXED);
+        pthread_mutex_lock(&f->resp_lock);
+        while (!f->pend_done && !(closing = __atomic_load_n(&f->closing, __ATOMIC_ACQUIRE)))
+            if (pthread_cond_timedwait(&f->cmd_cv, &f->resp_lock, &dl) == ETIMEDOUT)
+                break;
+        done = f->pend_done;
+        val = f->pend_val;
+        closing = __atomic_load_n(&f->closing, __ATOMIC_ACQUIRE);
+        pthread_mutex_unlock(&f->resp_lock);
+        if (closing)
+            t = retries;
+    }
+    pthread_mutex_lock(&f->resp_lock);
+    __atomic_store_n(&f->pend_cmd, FADE_CMD_NONE, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&f->resp_lock);
+    pthread_mutex_unlock(&f->cmd_lock);
+    if (done) {
+        if (result)
+            *result = val;
+        return 0;
+    }
+    return ret < 0 ? ret : -ETIMEDOUT;
+}
+
+int fade_user_cmd(fade_t *f, uint16_t cmd, uint32_t arg, unsigned retries, unsigned timeout_ms,
+                  uint64_t *result)
+{
+    if (!f || cmd < FADE_CMD_USER_MIN || cmd > FADE_CMD_USER_MAX || timeout_ms == 0)
+        return -EINVAL;
+    return do_cmd(f, cmd, arg, retries, timeout_ms, result);
+}
+
+int fade_start(fade_t *f, unsigned timeout_ms)
+{
+    if (!f)
+        return -EINVAL;
+    pthread_mutex_lock(&f->lock);
+    fade_rx_reset(&f->rx);
+    f->drop_held = 1;
+    f->seq_valid = 0;
+    sync_counters(f);
+    f->active = 1;
+    pthread_mutex_unlock(&f->lock);
+    return do_cmd(f, FADE_CMD_START, 0, timeout_ms / CMD_TRY_MS, CMD_TRY_MS, NULL);
+}
+
+int fade_stop(fade_t *f, unsigned timeout_ms)
+{
+    if (!f)
+        return -EINVAL;
+    return do_cmd(f, FADE_CMD_STOP, 0, timeout_ms / CMD_TRY_MS, CMD_TRY_MS, NULL);
+}
+
+int fade_reset(fade_t *f)
+{
+    uint8_t frame[FADE_MIN_FRAME];
+    int ret;
+    if (!f)
+        return -EINVAL;
+    fade_build_cmd(frame, f->board, f->self, FADE_CMD_RESET, 0, 0);
+    ret = send_frame(f, frame, sizeof(frame));
+    pthread_mutex_lock(&f->lock);
+    if (ret == 0)
+        f->c.resets_sent++;
+    f->active = 0;
+    fade_rx_reset(&f->rx);
+    f->drop_held = 1;
+    f->seq_valid = 0;
+    sync_counters(f);
+    pthread_cond_broadcast(&f->data_cv);
+    pthread_mutex_unlock(&f->lock);
+    return ret;
+}
+
+/* ---- the buffer -------------------------------------------------------------------------------- */
+
+int fade_set_wakeup(fade_t *f, size_t bytes)
+{
+    if (!f || bytes == 0 || bytes > f->buf_len)
+        return -EINVAL;
+    pthread_mutex_lock(&f->lock);
+    f->wakeup = bytes;
+    pthread_mutex_unlock(&f->lock);
+    pthread_cond_broadcast(&f->data_cv);  /* a waiting reader re-checks with the new threshold */
+    return 0;
+}
+
+size_t fade_buf_len(const fade_t *f) { return f ? f->buf_len : 0; }
+
+const uint8_t *fade_buf(const fade_t *f) { return f ? f->buf : NULL; }
+
+static void fill_ptrs(struct fade *f, struct fade_ptrs *p)
+{
+    uint64_t head = fade_rx_head(&f->rx);
+    p->total = head;
+    p->avail = head - f->rx.tail;
+    p->head = head % f->buf_len;
+    p->tail = f->rx.tail % f->buf_len;
+    p->eos = fade_rx_eos(&f->rx);
+}
+
+int fade_read_ptrs(fade_t *f, struct fade_ptrs *p, int timeout_ms)
+{
+    struct timespec dl;
+    int ret = 0;
+    if (!f || !p)
+        return -EINVAL;
+    if (timeout_ms > 0)
+        dl = deadline_in((unsigned)timeout_ms);
+    pthread_mutex_lock(&f->lock);
+    f->waiters++;
+    for (;;) {
+        fill_ptrs(f, p);
+        if (p->avail >= f->wakeup || p->eos || f->closing)
+            break;
+        if (timeout_ms == 0) {
+            ret = -ETIMEDOUT;
+            break;
+        }
+        if (timeout_ms < 0)
+            pthread_cond_wait(&f->data_cv, &f->lock);
+        else if (pthread_cond_timedwait(&f->data_cv, &f->lock, &dl) == ETIMEDOUT) {
+            fill_ptrs(f, p);
+            ret = (p->avail >= f->wakeup || p->eos) ? 0 : -ETIMEDOUT;
+            break;
+        }
+    }
+    f->waiters--;
+    pthread_mutex_unlock(&f->lock);
+    return ret;
+}
+
+int fade_write_ptrs(fade_t *f, size_t n)
+{
+    int ret = 0;
+    if (!f)
+        return -EINVAL;
+    pthread_mutex_lock(&f->lock);
+    if (n > fade_rx_head(&f->rx) - f->rx.tail)
+        ret = -EINVAL;
+    else
+        f->rx.tail += n;
+    pthread_mutex_unlock(&f->lock);
+    return ret;
+}
+
+void fade_get_counters(fade_t *f, struct fade_counters *c)
+{
+    struct tpacket_stats_v3 st;
+    socklen_t sl = sizeof(st);
+    if (!f || !c)
+        return;
+    pthread_mutex_lock(&f->lock);
+    if (getsockopt(f->fd, SOL_PACKET, PACKET_STATISTICS, &st, &sl) == 0)
+        f->c.kernel_drops += st.tp_drops;  /* reading the statistics resets them */
+    sl = sizeof(st);
+    if (f->cfd >= 0 && getsockopt(f->cfd, SOL_PACKET, PACKET_STATISTICS, &st, &sl) == 0)
+        f->c.kernel_drops += st.tp_drops;
+    sync_counters(f);
+    *c = f->c;
+    c->acks_sent = __atomic_load_n(&f->c.acks_sent, __ATOMIC_RELAXED);
+    c->ack_send_fail = __atomic_load_n(&f->c.ack_send_fail, __ATOMIC_RELAXED);
+    c->cmds_sent = __atomic_load_n(&f->c.cmds_sent, __ATOMIC_RELAXED);
+    c->cmd_retries = __atomic_load_n(&f->c.cmd_retries, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&f->lock);
+}

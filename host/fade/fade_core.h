@@ -1,0 +1,128 @@
+/*
+ * fade_core: the parts of the FADE-10G host side that do no I/O, so unit tests, the fuzz target,
+ * the library and the emulator share them: frame parsing and building, serial-number compare,
+ * and the receiver packet buffer logic (which packet goes where, what is ACKed).
+ * Offsets and codes come only from the generated <fastpath/fmt/fade.h>.
+ */
+#ifndef FADE_CORE_H
+#define FADE_CORE_H
+
+#include <fastpath/fmt/fade.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define FADE_MIN_FRAME 60u   /* Ethernet minimum without FCS: shorter frames are filled */
+
+/* ---- serial-number arithmetic (paper footnotes 3-5) ------------------------------------------ */
+
+/* a > b for 16-bit frame sequence numbers: (a - b) mod 2^16 <= 2^15 (the footnote's rule; it
+ * also holds for a == b, which callers exclude where it matters). */
+static inline int fade_seq_gt(uint16_t a, uint16_t b) { return (uint16_t)(a - b) <= 0x8000u; }
+
+/* a > b for 32-bit packet numbers: (a - b) mod 2^32 <= 2^31. */
+static inline int fade_pkt_gt(uint32_t a, uint32_t b) { return (uint32_t)(a - b) <= 0x80000000u; }
+
+/* ---- frames ---------------------------------------------------------------------------------- */
+
+enum fade_kind {
+    FADE_K_DATA, FADE_K_LAST, FADE_K_RESP,   /* FPGA -> host */
+    FADE_K_ACK, FADE_K_NACK, FADE_K_CMD,     /* host -> FPGA */
+    FADE_K_SHORT,        /* shorter than its header / its type's layout */
+    FADE_K_NOT_FADE,     /* Ethertype is not 0xFADE */
+    FADE_K_BAD_VERSION,  /* version is not 0x0100 */
+    FADE_K_BAD_TYPE,     /* unknown type code */
+    FADE_K_BAD_NWORDS,   /* last packet with nwords > 1023 */
+    FADE_K_COUNT
+};
+
+struct fade_frame {
+    enum fade_kind kind;
+    uint8_t dst[6], src[6];
+    uint16_t type;               /* DATA/LAST/RESP/ACK/NACK type code; CMD: the command code */
+    uint16_t seq, csn;
+    uint32_t pkt, delay, arg;
+    uint16_t resp_cmd, resp_csn; /* resp_cmd == FADE_CMD_NONE: no response carried */
+    uint64_t resp_val;
+    const uint8_t *words;        /* DATA/LAST: the data words, in the frame */
+    uint32_t nwords;             /* DATA: 1024, LAST: 0..1023 */
+};
+
+const char *fade_kind_name(enum fade_kind k);
+
+/* Parse one Ethernet frame (no FCS). Reads only inside f[0..len). Fills fr (kind always).
+ * Host -> FPGA frames are parsed too (the emulator uses this). Frames longer than their layout
+ * (padding) are accepted. */
+enum fade_kind fade_parse(const uint8_t *f, size_t len, struct fade_frame *fr);
+
+static inline uint16_t fade_get16(const uint8_t *p) { return (uint16_t)((p[0] << 8) | p[1]); }
+static inline uint32_t fade_get32(const uint8_t *p)
+{
+    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
+}
+static inline uint64_t fade_get64(const uint8_t *p)
+{
+    return ((uint64_t)fade_get32(p) << 32) | fade_get32(p + 4);
+}
+static inline uint64_t fade_get64le(const uint8_t *p)
+{
+    uint64_t v = 0;
+    int i;
+    for (i = 7; i >= 0; i--)
+        v = (v << 8) | p[i];
+    return v;
+}
+void fade_put16(uint8_t *p, uint16_t v);
+void fade_put32(uint8_t *p, uint32_t v);
+void fade_put64(uint8_t *p, uint64_t v);
+void fade_put64le(uint8_t *p, uint64_t v);
+
+/* Builders: write the frame into out (at least FADE_MIN_FRAME bytes), return its length
+ * (filled to 60 bytes with FADE_FILLER). */
+size_t fade_build_header(uint8_t *out, const uint8_t dst[6], const uint8_t src[6]);
+size_t fade_build_ack(uint8_t *out, const uint8_t dst[6], const uint8_t src[6], uint16_t type,
+                      uint16_t seq, uint32_t pkt, uint32_t delay);
+size_t fade_build_cmd(uint8_t *out, const uint8_t dst[6], const uint8_t src[6], uint16_t cmd,
+                      uint16_t csn, uint32_t arg);
+size_t fade_build_resp(uint8_t *out, const uint8_t dst[6], const uint8_t src[6], uint16_t cmd,
+                       uint16_t csn, uint64_t val);
+
+/* ---- the receiver packet buffer --------------------------------------------------------------- */
+
+/* Slot s of the buffer holds packet number p with p mod 2^M == s. head_pkt is the first packet
+ * not yet received (all before it are in the buffer); packets head_pkt .. head_pkt + 2^N - 1 may
+ * arrive in any order. Positions are 64-bit stream offsets (bytes since START), so they never
+ * wrap; the 32-bit packet numbers on the wire are placed relative to head_pkt. */
+struct fade_rx {
+    uint8_t *buf;           /* 2^M * 8192 bytes (the caller's memory) */
+    uint32_t *slot_pkt;     /* 2^M: packet number stored in each slot */
+    unsigned buf_log2, win_log2;
+    uint64_t head_pkt;      /* first packet not received */
+    uint64_t tail;          /* stream bytes consumed by the application */
+    int have_last;
+    uint64_t last_pkt;      /* the last packet's number, extended */
+    uint32_t last_nwords;
+    uint64_t new_pkts, dups, future, no_space, bytes;
+};
+
+enum fade_rx_verdict {
+    FADE_RX_NEW,       /* stored: ACK it */
+    FADE_RX_DUP,       /* already here or older: ACK it again */
+    FADE_RX_FUTURE,    /* beyond the window (or after the last packet): error, no ACK */
+    FADE_RX_NO_SPACE   /* the application has not consumed enough: dropped, no ACK */
+};
+
+/* buf and slot_pkt are the caller's; resets the state to an empty stream. */
+void fade_rx_init(struct fade_rx *rx, uint8_t *buf, uint32_t *slot_pkt, unsigned buf_log2,
+                  unsigned win_log2);
+void fade_rx_reset(struct fade_rx *rx);
+/* One DATA or LAST frame (parsed). */
+enum fade_rx_verdict fade_rx_data(struct fade_rx *rx, const struct fade_frame *fr);
+/* Stream bytes in the buffer (received in order). */
+uint64_t fade_rx_head(const struct fade_rx *rx);
+int fade_rx_eos(const struct fade_rx *rx);
+static inline uint64_t fade_rx_buf_len(const struct fade_rx *rx)
+{
+    return (uint64_t)FADE_DATA_DATA_LEN << rx->buf_log2;
+}
+
+#endif

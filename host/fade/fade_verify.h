@@ -1,0 +1,74 @@
+/*
+ * fade_verify: checking the test pattern (each 64-bit word = previous + step) in a received
+ * stream, shared by fade-recv and fade-tcp. A word that is not the expected one is classified:
+ * (word - expected) a positive multiple of step -> that many words lost, a negative multiple ->
+ * that many duplicated (the check then continues from the word seen), anything else -> corrupt
+ * (the check continues from the expected word).
+ */
+#ifndef FADE_VERIFY_H
+#define FADE_VERIFY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+struct fade_verify {
+    uint64_t step, expect, first, words, lost, dup, corrupt;
+    int started;
+};
+
+static inline void fade_verify_init(struct fade_verify *v, uint64_t step)
+{
+    memset(v, 0, sizeof(*v));
+    v->step = step;
+}
+
+static inline void fade_verify_slow(struct fade_verify *v, uint64_t w)
+{
+    int64_t d = (int64_t)(w - v->expect), st = (int64_t)v->step;
+    if (st > 0 && d != INT64_MIN && d % st == 0 && d != 0) {
+        if (d > 0)
+            v->lost += (uint64_t)(d / st);
+        else
+            v->dup += (uint64_t)(-d / st);
+        v->expect = w + v->step;
+    } else {
+        v->corrupt++;
+        v->expect += v->step;
+    }
+}
+
+/* n bytes (a multiple of 8) of little-endian words. */
+static inline void fade_verify_bytes(struct fade_verify *v, const uint8_t *p, size_t n)
+{
+    size_t i, nw = n / 8;
+    uint64_t e, step = v->step;
+    if (!nw)
+        return;
+    if (!v->started) {
+        memcpy(&v->first, p, 8);
+        v->expect = v->first;
+        v->started = 1;
+    }
+    e = v->expect;
+    for (i = 0; i < nw; i++) {
+        uint64_t w;
+        memcpy(&w, p + 8 * i, 8);
+        if (__builtin_expect(w == e, 1)) {
+            e += step;
+            continue;
+        }
+        v->expect = e;
+        fade_verify_slow(v, w);
+        e = v->expect;
+    }
+    v->expect = e;
+    v->words += nw;
+}
+
+static inline int fade_verify_ok(const struct fade_verify *v)
+{
+    return v->lost == 0 && v->dup == 0 && v->corrupt == 0;
+}
+
+#endif
