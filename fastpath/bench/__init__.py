@@ -13,6 +13,7 @@ import time
 from ..paths import BUILD
 
 BENCHES = {
+    "node": "fastpath.bench.node",
     "lib": "fastpath.bench.lib",
     "mac": "fastpath.bench.mac",
     "gre": "fastpath.bench.gre",

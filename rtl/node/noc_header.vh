@@ -96,4 +96,8 @@
 `define NOC_REASON_QUEUE_FULL 4'd9
 // BM: the input port holds its share of the buffer.
 `define NOC_REASON_PORT_THRESHOLD 4'd10
+// Counter index only (never in a header): a TX FIFO ran dry in a frame (the MAC stomped it).
+`define NOC_REASON_UNDERRUN 4'd14
+// Counter index only: a segment no output of its TX datapath could take (must stay 0).
+`define NOC_REASON_INTERNAL 4'd15
 `endif

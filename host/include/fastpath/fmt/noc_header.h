@@ -52,6 +52,8 @@
 #define NOC_REASON_BUFFER_FULL 0x8  /* BM admission: free segments below the reserve. */
 #define NOC_REASON_QUEUE_FULL 0x9  /* QM tail drop: the output queue is at its threshold. */
 #define NOC_REASON_PORT_THRESHOLD 0xa  /* BM: the input port holds its share of the buffer. */
+#define NOC_REASON_UNDERRUN 0xe  /* Counter index only (never in a header): a TX FIFO ran dry in a frame (the MAC stomped it). */
+#define NOC_REASON_INTERNAL 0xf  /* Counter index only: a segment no output of its TX datapath could take (must stay 0). */
 
 #define NOC_BAD_MASK 0x1ull
 #define NOC_FIRST_MASK 0x1ull

@@ -1,0 +1,752 @@
+// node_buffer: the node's shared segment buffer - BM (buffer manager), QM (queue manager) and
+// SCHED (transmit schedulers) in one module.
+//
+// Outputs ("o") are 0..PORTS-1 (ports) and PORTS+d (host port of TX datapath d), NOUT in all;
+// port p belongs to TX datapath p / ceil(PORTS/DATAPATHS), host port PORTS+d to datapath d.
+//
+// BM, write side. The DATAPATHS input segment streams share one write: a round-robin arbiter
+// accepts at most one segment per cycle (200 M segments/s at 200 MHz, ~10x what 12 x 1G need).
+// Admission is decided at the first segment of a frame and kept, per (input stream, src_port),
+// for its later segments. In this order:
+//   discard = 1                      -> not stored, event with the header's reason
+//   src_port >= NOUT, or no output   -> not stored, NO_DEST  (outputs = dst[PORTS-1:0], plus
+//                                       PORTS + s when to_host, s = the input stream)
+//   free segments < cfg_reserve      -> not stored, BUFFER_FULL
+//   held by src_port >= cfg_port_limit -> not stored, PORT_THRESHOLD
+//   per output: its queue (the frame's prio) holds >= min(cfg_queue_limit, QUEUE_DEPTH) packets
+//                                    -> that copy dropped (QUEUE_FULL); none left -> not stored.
+// A stored segment takes the head of the free list; the frame's first segment is enqueued (its
+// address, the packet head) into the queue of every output it goes to in the same cycle (one
+// queue memory per output and priority), so SCHED can start it at once (cut-through). A later
+// segment is linked to its predecessor: next[prev] = new, linked[prev] = 1, in the cycle it is
+// stored; the same cycle clears linked[new]. Every segment gets a reference count = number of
+// copies of its frame. The free list is swept full after reset (SEGMENTS cycles, s_axis_tready
+// low, init_done low until done).
+// Reserve: RESERVE_DEFAULT = NOUT * ceil(MAX_BYTES / SEG_BYTES) is the value to tie cfg_reserve
+// to: at most NOUT frames are being written at a time (one per src_port), each admitted while at
+// least that many segments were free, so every admitted frame finds segments for all its later
+// segments. Should the free list run dry anyway (a smaller reserve, longer frames), s_axis_tready
+// goes low for every stream until a segment is freed: nothing is dropped or overwritten. (With a
+// too small reserve this can deadlock: readers waiting for a frame that cannot be written while
+// the segments are held by packets queued behind it.)
+//
+// SCHED / read side. Per output a reader: current segment `cur` (not yet released), the address
+// of the segment after it once linked, and whether cur is the packet's last. One op per cycle
+// reads the single segment RAM port (shared by both TX datapaths; a round-robin between the
+// datapaths when both have work, so an idle datapath costs nothing). Each TX datapath picks, in
+// round robin over its outputs, one output with work:
+//   START  no packet: pop the packet head (prio 1 queue first), send that segment;
+//   SEND   the segment after cur is stored: send it and release cur;
+//   FINISH cur is the last segment: release it, the packet is done.
+// START and SEND also need out_room[o] = 1, fewer than ROOM segments of o in flight, and space in
+// the datapath's output buffer. An output has at most one op in flight (so at most one op per
+// output every 2 cycles). Releasing = decrementing the segment's reference count; the reader
+// that takes it to zero frees the segment. Invariant: a reader releases segment k only when it
+// moves past k, i.e. when k is last or when k's successor is stored (and so linked): a
+// segment is never freed before the writer has linked it to its successor, and a reader never
+// follows a link out of a freed segment. The reader learns of a link either from the memories
+// (linked flag and next pointer, read with the segment) or, for links made after it reached k,
+// from the writer's link broadcast (prev, new), which every active reader compares with its cur.
+//
+// Flow control (out_room, ROOM, default 8): a segment counts as in flight for output o from the
+// cycle SCHED reads it until 4 cycles after its m_axis handshake (up to: 1 read stage + 4 in the
+// output buffer + waiting under m_axis backpressure + 4 downstream cycles); SCHED keeps at most
+// ROOM in flight per output and sends only when out_room[o] = 1. So out_room[o] must be 1 only
+// when the TX FIFO of o can take ROOM more segments beyond every segment that left m_axis for o
+// at least 4 cycles earlier (the level may lag the m_axis handshakes by up to 4 cycles).
+//
+// Outputs: m_axis[d] carries the segments of datapath d's outputs, segment-interleaved between
+// outputs, each with its stored header (bad, first, last, bytes, ...) and out_port = o; the
+// segments of one output are whole packets one after another. tlast = the header's last;
+// tkeep = the low `bytes` bits (s_axis_tkeep is not stored: the header's bytes field says it).
+// The header's last bit is taken from s_axis_tlast.
+//
+// Events (one cycle after the first segment was accepted, registered):
+//   ev_drop          a frame was not stored; ev_drop_reason (REASON_*), ev_drop_port (src_port);
+//   ev_drop_copy[o]  the copy for output o was dropped (queue full); ev_drop_port says the input.
+//   A frame losing all its copies gives both (ev_drop with QUEUE_FULL and the ev_drop_copy bits).
+//
+// Latency: 3 cycles from a first segment accepted on s_axis (idle buffer and output, out_room 1,
+//   m_axis ready) to the same segment valid on m_axis: accept+enqueue, read the RAM, output
+//   buffer. The next segment of a packet leaves 2 cycles after it is stored when the reader was
+//   waiting for it (link broadcast, SEND).
+// Throughput: input 1 segment per cycle in total (both streams); output 1 segment per cycle in
+//   total (one RAM read per cycle), at most 1 segment per 2 cycles per output, plus one FINISH op
+//   per packet.
+// Bad input: a later segment without an open frame of its (stream, src_port) is dropped
+//   silently; a first segment while a frame of the same (stream, src_port) is open starts a new
+//   frame and the open one never ends (its readers wait forever; the upstream must not do this).
+// Status: stat_free (free segments), stat_used_hwm (most segments ever used, stat_hwm_clear
+//   restarts it), stat_port_held[src*CW +: CW] (segments held per src_port),
+//   stat_queue_len[(o*2+prio)*QCW +: QCW] (packets waiting), stat_busy[o] (o has a packet queued
+//   or being sent).
+// Memories: segment RAM 2^AW x (SEG_BYTES*8 + NOC_W) (ram_sdp rounds SEGMENTS up to a power of
+//   two), next pointers 2^AW x AW, reference counts (2 RAMs: copies + src_port written by the
+//   writer, copies done written by the readers, so neither needs two write ports), linked flags
+//   in SEGMENTS flip-flops (set and clear in the same cycle), 2*NOUT queue RAMs QUEUE_DEPTH x AW,
+//   free list 2^AW x AW.
+// Parameters: PORTS 1..16; DATAPATHS 1..4 (PORTS+DATAPATHS <= 20); SEG_BYTES 32 or 64;
+//   SEGMENTS 4..2^20; QUEUE_DEPTH a power of two 2..2^16; MAX_BYTES >= 1; ROOM 1..255.
+`default_nettype none
+
+`include "noc_header.vh"
+
+module node_buffer #(
+    parameter PORTS       = 12,
+    parameter DATAPATHS   = 2,
+    parameter SEG_BYTES   = 64,
+    parameter SEGMENTS    = 3000,
+    parameter QUEUE_DEPTH = 256,
+    parameter MAX_BYTES   = 1518,
+    parameter ROOM        = 8,
+    // derived, do not set
+    parameter NOUT        = PORTS + DATAPATHS,
+    parameter CW          = $clog2(SEGMENTS + 1),   // segment counts
+    parameter QCW         = $clog2(QUEUE_DEPTH) + 1 // queue lengths
+) (
+    input  wire                             clk,
+    input  wire                             rst,
+
+    input  wire [DATAPATHS*SEG_BYTES*8-1:0] s_axis_tdata,
+    /* verilator lint_off UNUSEDSIGNAL */  // not stored: the header's bytes field gives tkeep
+    input  wire [DATAPATHS*SEG_BYTES-1:0]   s_axis_tkeep,
+    /* verilator lint_on UNUSEDSIGNAL */
+    input  wire [DATAPATHS-1:0]             s_axis_tvalid,
+    output wire [DATAPATHS-1:0]             s_axis_tready,
+    input  wire [DATAPATHS-1:0]             s_axis_tlast,
+    input  wire [DATAPATHS*`NOC_W-1:0]      s_axis_tuser,
+
+    output wire [DATAPATHS*SEG_BYTES*8-1:0] m_axis_tdata,
+    output wire [DATAPATHS*SEG_BYTES-1:0]   m_axis_tkeep,
+    output wire [DATAPATHS-1:0]             m_axis_tvalid,
+    input  wire [DATAPATHS-1:0]             m_axis_tready,
+    output wire [DATAPATHS-1:0]             m_axis_tlast,
+    output wire [DATAPATHS*`NOC_W-1:0]      m_axis_tuser,
+
+    input  wire [NOUT-1:0]                  out_room,
+
+    input  wire [CW-1:0]                    cfg_reserve,
+    input  wire [CW-1:0]                    cfg_port_limit,
+    input  wire [QCW-1:0]                   cfg_queue_limit,
+
+    output wire                             init_done,
+
+    output reg                              ev_drop,
+    output reg  [3:0]                       ev_drop_reason,
+    output reg  [`NOC_SRC_PORT_W-1:0]       ev_drop_port,
+    output reg  [NOUT-1:0]                  ev_drop_copy,
+
+    output wire [CW-1:0]                    stat_free,
+    output reg  [CW-1:0]                    stat_used_hwm,
+    input  wire                             stat_hwm_clear,
+    output wire [NOUT*CW-1:0]               stat_port_held,
+    output wire [NOUT*2*QCW-1:0]            stat_queue_len,
+    output wire [NOUT-1:0]                  stat_busy
+);
+
+    generate
+        if (PORTS < 1 || PORTS > 16) begin : g_bad_ports
+            PARAMETER_ERROR_PORTS_must_be_1_to_16 u_error();
+        end
+        if (DATAPATHS < 1 || DATAPATHS > 4 || PORTS + DATAPATHS > 20) begin : g_bad_datapaths
+            PARAMETER_ERROR_DATAPATHS_must_be_1_to_4 u_error();
+        end
+        if (SEG_BYTES != 32 && SEG_BYTES != 64) begin : g_bad_seg_bytes
+            PARAMETER_ERROR_SEG_BYTES_must_be_32_or_64 u_error();
+        end
+        if (SEGMENTS < 4 || SEGMENTS > (1 << 20)) begin : g_bad_segments
+            PARAMETER_ERROR_SEGMENTS_must_be_4_to_2_pow_20 u_error();
+        end
+        if (QUEUE_DEPTH < 2 || QUEUE_DEPTH > (1 << 16) || (QUEUE_DEPTH & (QUEUE_DEPTH - 1)) != 0) begin : g_bad_queue_depth
+            PARAMETER_ERROR_QUEUE_DEPTH_must_be_a_power_of_2_from_2_to_65536 u_error();
+        end
+        if (MAX_BYTES < 1) begin : g_bad_max_bytes
+            PARAMETER_ERROR_MAX_BYTES_must_be_at_least_1 u_error();
+        end
+        if (ROOM < 1 || ROOM > 255) begin : g_bad_room
+            PARAMETER_ERROR_ROOM_must_be_1_to_255 u_error();
+        end
+        if (NOUT != PORTS + DATAPATHS || CW != $clog2(SEGMENTS + 1) || QCW != $clog2(QUEUE_DEPTH) + 1) begin : g_bad_derived
+            PARAMETER_ERROR_NOUT_CW_QCW_must_not_be_set u_error();
+        end
+    endgenerate
+
+    // ------------------------------------------------------------------------------------------
+    // Constants
+    // ------------------------------------------------------------------------------------------
+    localparam DW   = SEG_BYTES * 8;
+    localparam HW   = `NOC_W;
+    localparam SW   = HW + DW;                     // segment word: {header, data}
+    localparam AW   = $clog2(SEGMENTS);            // segment address
+    localparam NCW  = $clog2(NOUT + 1);            // copy counts
+    localparam PW   = `NOC_SRC_PORT_W;
+    localparam OW   = (NOUT > 1) ? $clog2(NOUT) : 1;
+    localparam SIW  = (DATAPATHS > 1) ? $clog2(DATAPATHS) : 1;
+    localparam NKEY = DATAPATHS * NOUT;            // write state per (stream, src_port)
+    localparam KW   = (NKEY > 1) ? $clog2(NKEY) : 1;
+    localparam PPD  = (PORTS + DATAPATHS - 1) / DATAPATHS;
+    localparam LAG  = 4;                           // downstream cycles until out_room follows
+    localparam ODEPTH = 4;                         // output buffer per TX datapath
+    localparam RCW  = $clog2(ROOM + 1);
+    localparam [CW-1:0]  SEGS   = SEGMENTS[CW-1:0];
+    localparam [QCW-1:0] QDEPTH = QUEUE_DEPTH[QCW-1:0];
+
+    // Datapath of each output, and the member mask of each datapath.
+    function integer dp_of;
+        input integer o;
+        begin
+            dp_of = (o < PORTS) ? o / PPD : o - PORTS;
+        end
+    endfunction
+
+    function [NOUT-1:0] members;
+        input integer dp;
+        integer o;
+        begin
+            for (o = 0; o < NOUT; o = o + 1) begin
+                members[o] = dp_of(o) == dp;
+            end
+        end
+    endfunction
+
+    // ------------------------------------------------------------------------------------------
+    // Free list and init sweep
+    // ------------------------------------------------------------------------------------------
+    reg           init_done_q;
+    reg  [AW-1:0] sweep_q;
+    wire          fl_push;
+    wire [AW-1:0] fl_push_data;
+    wire          fl_pop;
+    wire [AW-1:0] fl_head;
+    wire          fl_empty;
+    /* verilator lint_off UNUSEDSIGNAL */  // the top bit only matters when SEGMENTS = 2^AW
+    wire [AW:0]   fl_count;
+    /* verilator lint_on UNUSEDSIGNAL */
+
+    node_buf_fifo #(
+        .WIDTH(AW),
+        .DEPTH(1 << AW)
+    ) u_free (
+        .clk      (clk),
+        .rst      (rst),
+        .push     (fl_push),
+        .push_data(fl_push_data),
+        .pop      (fl_pop),
+        .head     (fl_head),
+        .empty    (fl_empty),
+        .count    (fl_count)
+    );
+
+    always @(posedge clk) begin
+        if (rst) begin
+            init_done_q <= 1'b0;
+            sweep_q     <= {AW{1'b0}};
+        end else if (!init_done_q) begin
+            sweep_q <= sweep_q + 1'b1;
+            if ({1'b0, sweep_q} == SEGMENTS[AW:0] - 1'b1) begin
+                init_done_q <= 1'b1;
+            end
+        end
+    end
+
+    assign init_done = init_done_q;
+    wire [CW-1:0] free_now = fl_count[CW-1:0];   // the list never holds more than SEGMENTS
+    assign stat_free = free_now;
+
+    // ------------------------------------------------------------------------------------------
+    // Write side: input arbiter
+    // ------------------------------------------------------------------------------------------
+    wire                 can_accept = init_done_q && !fl_empty;
+    wire [DATAPATHS-1:0] in_grant;
+    wire                 in_any;
+    wire [SIW-1:0]       in_s;
+
+    rr_arbiter #(
+        .N(DATAPATHS)
+    ) u_in_arb (
+        .clk        (clk),
+        .rst        (rst),
+        .req        (s_axis_tvalid & {DATAPATHS{can_accept}}),
+        .ack        (1'b1),
+        .grant      (in_grant),
+        .grant_valid(in_any),
+        .grant_index(in_s)
+    );
+
+    assign s_axis_tready = in_grant & {DATAPATHS{can_accept}};
+
+    wire          accept  = in_any;              // req already includes can_accept
+    wire [HW-1:0] in_raw  = s_axis_tuser[in_s * HW +: HW];
+    wire [DW-1:0] in_data = s_axis_tdata[in_s * DW +: DW];
+    wire          in_last = s_axis_tlast[in_s];
+    reg  [HW-1:0] in_hdr;                        // the header with last = tlast
+    always @* begin
+        in_hdr = in_raw;
+        in_hdr[`NOC_LAST_LSB] = in_last;
+    end
+
+    wire          in_first   = in_hdr[`NOC_FIRST_LSB];
+    wire [PW-1:0] in_src     = in_hdr[`NOC_SRC_PORT];
+    wire          in_prio    = in_hdr[`NOC_PRIO_LSB];
+    wire          in_discard = in_hdr[`NOC_DISCARD_LSB];
+    wire          src_ok     = {27'd0, in_src} < NOUT;
+    wire [OW-1:0] src_o      = src_ok ? in_src[OW-1:0] : {OW{1'b0}};
+    /* verilator lint_off UNUSEDSIGNAL */  // 32-bit arithmetic, the index is the low KW bits
+    wire [31:0]   key32      = {{(32-SIW){1'b0}}, in_s} * NOUT + {{(32-OW){1'b0}}, src_o};
+    /* verilator lint_on UNUSEDSIGNAL */
+    wire [KW-1:0] in_key     = key32[KW-1:0];
+
+    // Write state per (stream, src_port)
+    reg            w_active [0:NKEY-1];
+    reg            w_admit  [0:NKEY-1];
+    reg  [AW-1:0]  w_tail   [0:NKEY-1];
+    reg  [NCW-1:0] w_ncopy  [0:NKEY-1];
+    reg  [CW-1:0]  held     [0:NOUT-1];
+
+    wire           st_active = w_active[in_key];
+    wire           st_admit  = w_admit[in_key];
+    wire [AW-1:0]  st_tail   = w_tail[in_key];
+    wire [NCW-1:0] st_ncopy  = w_ncopy[in_key];
+
+    // ------------------------------------------------------------------------------------------
+    // Admission
+    // ------------------------------------------------------------------------------------------
+    wire [2*NOUT*QCW-1:0] qlen;                  // queue o*2 + prio at [(o*2+prio)*QCW +: QCW]
+    wire [QCW-1:0]  qlim = (cfg_queue_limit > QDEPTH) ? QDEPTH : cfg_queue_limit;
+    reg  [NOUT-1:0] want, qfull;
+    reg  [NCW-1:0]  okcount;
+    integer i, j, m;
+    always @* begin
+        want = {NOUT{1'b0}};
+        want[PORTS-1:0] = in_hdr[`NOC_DST_LSB +: PORTS];
+        for (i = 0; i < DATAPATHS; i = i + 1) begin
+            want[PORTS + i] = in_hdr[`NOC_TO_HOST_LSB] && in_s == i[SIW-1:0];
+        end
+        okcount = {NCW{1'b0}};
+        for (i = 0; i < NOUT; i = i + 1) begin
+            qfull[i] = qlen[(2 * i + (in_prio ? 1 : 0)) * QCW +: QCW] >= qlim;
+            okcount = okcount + {{(NCW-1){1'b0}}, want[i] && !qfull[i]};
+        end
+    end
+    wire [NOUT-1:0] okmask = want & ~qfull;
+
+    reg        adm_store, adm_copies;   // stored / reached the per-output check
+    reg  [3:0] adm_reason;
+    always @* begin
+        adm_store  = 1'b0;
+        adm_copies = 1'b0;
+        adm_reason = `NOC_REASON_NONE;
+        if (in_discard) begin
+            adm_reason = in_hdr[`NOC_REASON];
+        end else if (!src_ok || want == {NOUT{1'b0}}) begin
+            adm_reason = `NOC_REASON_NO_DEST;
+        end else if (free_now < cfg_reserve) begin
+            adm_reason = `NOC_REASON_BUFFER_FULL;
+        end else if (held[src_o] >= cfg_port_limit) begin
+            adm_reason = `NOC_REASON_PORT_THRESHOLD;
+        end else begin
+            adm_copies = 1'b1;
+            if (okmask == {NOUT{1'b0}}) begin
+                adm_reason = `NOC_REASON_QUEUE_FULL;
+            end else begin
+                adm_store = 1'b1;
+            end
+        end
+    end
+
+    wire           store    = accept && src_ok && (in_first ? adm_store : (st_active && st_admit));
+    wire [AW-1:0]  wa       = fl_head;
+    wire [NCW-1:0] ncopies  = in_first ? okcount : st_ncopy;
+    wire           link_ev  = store && !in_first;
+    wire [AW-1:0]  link_prev = st_tail;
+    wire [AW-1:0]  link_next = wa;
+
+    assign fl_pop = store;
+
+    always @(posedge clk) begin
+        ev_drop        <= accept && in_first && !adm_store;
+        ev_drop_reason <= adm_reason;
+        ev_drop_port   <= in_src;
+        ev_drop_copy   <= (accept && in_first && adm_copies) ? (want & qfull) : {NOUT{1'b0}};
+        if (rst) begin
+            ev_drop      <= 1'b0;
+            ev_drop_copy <= {NOUT{1'b0}};
+        end
+    end
+
+    always @(posedge clk) begin
+        if (accept && src_ok) begin
+            if (in_first) begin
+                w_active[in_key] <= !in_last;
+                w_admit[in_key]  <= adm_store;
+                w_ncopy[in_key]  <= okcount;
+            end else if (in_last) begin
+                w_active[in_key] <= 1'b0;
+            end
+            if (store) begin
+                w_tail[in_key] <= wa;
+            end
+        end
+        if (rst) begin
+            for (j = 0; j < NKEY; j = j + 1) begin
+                w_active[j] <= 1'b0;
+            end
+        end
+    end
+
+    // Linked flags: set for the predecessor, cleared for the new segment, in the same cycle.
+    reg [SEGMENTS-1:0] linked_q;
+    always @(posedge clk) begin
+        if (store) begin
+            linked_q[wa] <= 1'b0;
+        end
+        if (link_ev) begin
+            linked_q[link_prev] <= 1'b1;
+        end
+    end
+
+    // ------------------------------------------------------------------------------------------
+    // Memories
+    // ------------------------------------------------------------------------------------------
+    // read side signals (defined below)
+    wire           rd_seg_en;
+    wire [AW-1:0]  rd_seg_addr;
+    wire [AW-1:0]  rd_rel_addr;
+    wire [SW-1:0]  seg_rdata;
+    wire [AW-1:0]  next_rdata;
+    wire [OW+NCW-1:0] ref_rdata;
+    wire [NCW-1:0] done_rdata;
+    wire           done_wen;
+    wire [AW-1:0]  done_waddr;
+    wire [NCW-1:0] done_wdata;
+
+    ram_sdp #(.ADDR_WIDTH(AW), .DATA_WIDTH(SW)) u_seg_ram (
+        .clk(clk), .wen(store), .waddr(wa), .wdata({in_hdr, in_data}),
+        .ren(rd_seg_en), .raddr(rd_seg_addr), .rdata(seg_rdata)
+    );
+
+    ram_sdp #(.ADDR_WIDTH(AW), .DATA_WIDTH(AW)) u_next_ram (
+        .clk(clk), .wen(link_ev), .waddr(link_prev), .wdata(link_next),
+        .ren(rd_seg_en), .raddr(rd_seg_addr), .rdata(next_rdata)
+    );
+
+    // reference count, part 1: copies of the segment's frame and its src_port (writer only)
+    ram_sdp #(.ADDR_WIDTH(AW), .DATA_WIDTH(OW + NCW)) u_ref_ram (
+        .clk(clk), .wen(store), .waddr(wa), .wdata({src_o, ncopies}),
+        .ren(1'b1), .raddr(rd_rel_addr), .rdata(ref_rdata)
+    );
+
+    // reference count, part 2: copies already done (readers only; 0 after the init sweep and
+    // whenever a segment is freed)
+    ram_sdp #(.ADDR_WIDTH(AW), .DATA_WIDTH(NCW)) u_done_ram (
+        .clk(clk), .wen(done_wen), .waddr(done_waddr), .wdata(done_wdata),
+        .ren(1'b1), .raddr(rd_rel_addr), .rdata(done_rdata)
+    );
+
+    // ------------------------------------------------------------------------------------------
+    // QM: per output and priority a queue of packet heads
+    // ------------------------------------------------------------------------------------------
+    wire [2*NOUT*AW-1:0] qhead;
+    wire [2*NOUT-1:0] qempty;
+    reg  [2*NOUT-1:0] qpop;
+
+    genvar g;
+    generate
+        for (g = 0; g < 2 * NOUT; g = g + 1) begin : g_queue
+            node_buf_fifo #(
+                .WIDTH(AW),
+                .DEPTH(QUEUE_DEPTH)
+            ) u_q (
+                .clk      (clk),
+                .rst      (rst),
+                .push     (store && in_first && okmask[g / 2] && (in_prio == (g % 2 == 1))),
+                .push_data(wa),
+                .pop      (qpop[g]),
+                .head     (qhead[g * AW +: AW]),
+                .empty    (qempty[g]),
+                .count    (qlen[g * QCW +: QCW])
+            );
+        end
+    endgenerate
+
+    // ------------------------------------------------------------------------------------------
+    // SCHED: per-output reader state
+    // ------------------------------------------------------------------------------------------
+    reg  [NOUT-1:0] r_active, r_inflight, r_last, r_nv;
+    reg  [AW-1:0]   r_cur [0:NOUT-1];
+    reg  [AW-1:0]   r_nxt [0:NOUT-1];
+    reg  [RCW-1:0]  r_cnt [0:NOUT-1];            // segments in flight (ROOM accounting)
+
+    wire [DATAPATHS-1:0] fifo_ok;
+    reg  [NOUT-1:0] want_start, want_send, want_fin, elig;
+    always @* begin
+        for (i = 0; i < NOUT; i = i + 1) begin
+            want_start[i] = !r_active[i] && !(qempty[2 * i] && qempty[2 * i + 1]);
+            want_send[i]  = r_active[i] && r_nv[i] && !r_last[i];
+            want_fin[i]   = r_active[i] && r_last[i];
+            elig[i] = !r_inflight[i] && (want_fin[i] ||
+                      ((want_start[i] || want_send[i]) && out_room[i] &&
+                       r_cnt[i] < ROOM[RCW-1:0] && fifo_ok[dp_of(i)]));
+        end
+    end
+
+    // per datapath: round robin over its outputs; then round robin between the datapaths
+    wire [DATAPATHS*OW-1:0] dp_pick;
+    wire [DATAPATHS-1:0] dp_req;
+    wire [DATAPATHS-1:0] dp_grant;
+    wire                 iss_v;
+    wire [SIW-1:0]       iss_d;
+
+    generate
+        for (g = 0; g < DATAPATHS; g = g + 1) begin : g_sched
+            wire [NOUT-1:0] member = members(g);
+            /* verilator lint_off UNUSED */  // the one-hot grant: grant_index is used
+            wire [NOUT-1:0] unused_grant;
+            /* verilator lint_on UNUSED */
+            rr_arbiter #(
+                .N(NOUT)
+            ) u_rr (
+                .clk        (clk),
+                .rst        (rst),
+                .req        (elig & member),
+                .ack        (dp_grant[g]),
+                .grant      (unused_grant),
+                .grant_valid(dp_req[g]),
+                .grant_index(dp_pick[g * OW +: OW])
+            );
+        end
+    endgenerate
+
+    rr_arbiter #(
+        .N(DATAPATHS)
+    ) u_dp_arb (
+        .clk        (clk),
+        .rst        (rst),
+        .req        (dp_req),
+        .ack        (1'b1),
+        .grant      (dp_grant),
+        .grant_valid(iss_v),
+        .grant_index(iss_d)
+    );
+
+    wire [OW-1:0] iss_o     = dp_pick[iss_d * OW +: OW];
+    wire          iss_start = want_start[iss_o];
+    wire          iss_send  = want_send[iss_o];
+    wire          iss_hi    = !qempty[2 * iss_o + 1];
+    wire [AW-1:0] iss_head  = qhead[(2 * iss_o + (iss_hi ? 1 : 0)) * AW +: AW];
+    wire [AW-1:0] iss_tgt   = iss_start ? iss_head : r_nxt[iss_o];
+    wire          iss_rel   = !iss_start;        // SEND and FINISH release cur
+
+    assign rd_seg_en   = iss_v && (iss_start || iss_send);
+    assign rd_seg_addr = iss_tgt;
+    assign rd_rel_addr = r_cur[iss_o];
+
+    always @* begin
+        qpop = {2*NOUT{1'b0}};
+        qpop[2 * iss_o + (iss_hi ? 1 : 0)] = iss_v && iss_start;
+    end
+
+    // read stage (op issued at the previous edge, RAM data valid now)
+    reg           p1_v, p1_send, p1_rel, p1_linked;
+    reg  [OW-1:0] p1_o;
+    reg  [SIW-1:0] p1_d;
+    reg  [AW-1:0] p1_rel_addr;
+    always @(posedge clk) begin
+        p1_send     <= iss_start || iss_send;
+        p1_rel      <= iss_rel;
+        p1_linked   <= linked_q[iss_tgt];
+        p1_o        <= iss_o;
+        p1_d        <= iss_d;
+        p1_rel_addr <= r_cur[iss_o];
+        if (rst) begin
+            p1_v <= 1'b0;
+        end else begin
+            p1_v <= iss_v;
+        end
+    end
+
+    wire [HW-1:0] rd_hdr  = seg_rdata[SW-1 -: HW];
+    wire          rd_last = rd_hdr[`NOC_LAST_LSB];
+
+    // release: done + 1, with the value written by the previous release forwarded
+    reg           fwd_v;
+    reg  [AW-1:0] fwd_addr;
+    reg  [NCW-1:0] fwd_val;
+    wire [OW-1:0]  rel_src_o = ref_rdata[OW+NCW-1 -: OW];
+    wire [NCW-1:0] rel_total = ref_rdata[NCW-1:0];
+    wire [NCW-1:0] done_old  = (fwd_v && fwd_addr == p1_rel_addr) ? fwd_val : done_rdata;
+    wire [NCW-1:0] done_new  = done_old + 1'b1;
+    wire           releasing = p1_v && p1_rel;
+    wire           freeing   = releasing && done_new >= rel_total;
+
+    assign done_wen   = releasing || !init_done_q;
+    assign done_waddr = init_done_q ? p1_rel_addr : sweep_q;
+    assign done_wdata = (init_done_q && !freeing) ? done_new : {NCW{1'b0}};
+
+    assign fl_push      = freeing || !init_done_q;
+    assign fl_push_data = init_done_q ? p1_rel_addr : sweep_q;
+
+    always @(posedge clk) begin
+        fwd_v    <= releasing && !rst;
+        fwd_addr <= p1_rel_addr;
+        fwd_val  <= done_wdata;
+    end
+
+    // segments held per src_port
+    localparam [CW-1:0] CW_ONE = 1, CW_ZERO = 0;
+    always @(posedge clk) begin
+        for (m = 0; m < NOUT; m = m + 1) begin
+            held[m] <= held[m] + ((store && src_o == m[OW-1:0]) ? CW_ONE : CW_ZERO)
+                               - ((freeing && rel_src_o == m[OW-1:0]) ? CW_ONE : CW_ZERO);
+            if (rst) begin
+                held[m] <= CW_ZERO;
+            end
+        end
+    end
+
+    // ------------------------------------------------------------------------------------------
+    // Output buffers (per TX datapath) and ROOM accounting
+    // ------------------------------------------------------------------------------------------
+    wire [DATAPATHS*SW-1:0] ob_head;
+    wire [DATAPATHS-1:0] ob_empty;
+    reg  [HW-1:0]  out_hdr;
+    always @* begin
+        out_hdr = rd_hdr;
+        out_hdr[`NOC_OUT_PORT] = {`NOC_OUT_PORT_W{1'b0}};
+        out_hdr[`NOC_OUT_PORT_LSB +: OW] = p1_o;
+    end
+
+    wire [DATAPATHS-1:0]    lag_end_v;           // a segment left m_axis LAG cycles ago
+    wire [DATAPATHS*OW-1:0] lag_end_o;           // ... for this output
+
+    generate
+        for (g = 0; g < DATAPATHS; g = g + 1) begin : g_out
+            wire [$clog2(ODEPTH):0] ob_count;
+            wire [SW-1:0] word = ob_head[g * SW +: SW];
+            wire [HW-1:0] hdr = word[SW-1 -: HW];
+            wire [6:0]    nb  = hdr[`NOC_BYTES];
+            wire          hs  = !ob_empty[g] && m_axis_tready[g];
+            node_buf_fifo #(
+                .WIDTH(SW),
+                .DEPTH(ODEPTH)
+            ) u_ob (
+                .clk      (clk),
+                .rst      (rst),
+                .push     (p1_v && p1_send && p1_d == g),
+                .push_data({out_hdr, seg_rdata[DW-1:0]}),
+                .pop      (hs),
+                .head     (ob_head[g * SW +: SW]),
+                .empty    (ob_empty[g]),
+                .count    (ob_count)
+            );
+            assign fifo_ok[g] = {1'b0, ob_count} + ((p1_v && p1_send && p1_d == g) ? 4'd1 : 4'd0) < ODEPTH;
+
+            assign m_axis_tdata[g * DW +: DW]              = word[DW-1:0];
+            assign m_axis_tuser[g * HW +: HW]              = hdr;
+            assign m_axis_tlast[g]                         = hdr[`NOC_LAST_LSB];
+            assign m_axis_tvalid[g]                        = !ob_empty[g];
+            assign m_axis_tkeep[g * SEG_BYTES +: SEG_BYTES] =
+                ({25'd0, nb} >= SEG_BYTES) ? {SEG_BYTES{1'b1}} : ~({SEG_BYTES{1'b1}} << nb);
+
+            reg [LAG-1:0]    lag_v;
+            reg [LAG*OW-1:0] lag_o;
+            always @(posedge clk) begin
+                lag_v <= {lag_v[LAG-2:0], hs};
+                lag_o <= {lag_o[(LAG-1)*OW-1:0], hdr[`NOC_OUT_PORT_LSB +: OW]};
+                if (rst) begin
+                    lag_v <= {LAG{1'b0}};
+                end
+            end
+            assign lag_end_v[g]            = lag_v[LAG-1];
+            assign lag_end_o[g * OW +: OW] = lag_o[(LAG-1)*OW +: OW];
+        end
+    endgenerate
+
+    // ------------------------------------------------------------------------------------------
+    // Per-output reader state update
+    // ------------------------------------------------------------------------------------------
+    reg [NOUT-1:0] lh, dec;
+    integer a, b, d;
+    always @* begin
+        for (a = 0; a < NOUT; a = a + 1) begin
+            lh[a]  = link_ev && r_active[a] && link_prev == r_cur[a];
+            dec[a] = 1'b0;
+            for (d = 0; d < DATAPATHS; d = d + 1) begin
+                if (lag_end_v[d] && lag_end_o[d * OW +: OW] == a[OW-1:0]) begin
+                    dec[a] = 1'b1;
+                end
+            end
+        end
+    end
+
+    localparam [RCW-1:0] RC_ONE = 1, RC_ZERO = 0;
+    always @(posedge clk) begin
+        for (b = 0; b < NOUT; b = b + 1) begin
+            if (iss_v && iss_o == b[OW-1:0]) begin
+                r_inflight[b] <= 1'b1;
+                if (iss_start) begin
+                    r_active[b] <= 1'b1;
+                end
+                if (iss_start || iss_send) begin
+                    r_cur[b]  <= iss_tgt;
+                    r_last[b] <= 1'b0;
+                    // a link made at this very edge is not in the memories read now
+                    r_nv[b]   <= link_ev && link_prev == iss_tgt;
+                    r_nxt[b]  <= link_next;
+                end
+            end else if (p1_v && p1_o == b[OW-1:0]) begin
+                r_inflight[b] <= 1'b0;
+                if (p1_send) begin
+                    r_last[b] <= rd_last;
+                    if (p1_linked) begin
+                        r_nv[b]  <= 1'b1;
+                        r_nxt[b] <= next_rdata;
+                    end else if (lh[b]) begin
+                        r_nv[b]  <= 1'b1;
+                        r_nxt[b] <= link_next;
+                    end
+                end else begin
+                    r_active[b] <= 1'b0;           // FINISH: packet done
+                end
+            end else if (lh[b] && !r_nv[b]) begin
+                r_nv[b]  <= 1'b1;
+                r_nxt[b] <= link_next;
+            end
+            // ROOM accounting: +1 when read, -1 LAG cycles after the m_axis handshake
+            r_cnt[b] <= r_cnt[b]
+                + ((iss_v && iss_o == b[OW-1:0] && (iss_start || iss_send)) ? RC_ONE : RC_ZERO)
+                - (dec[b] ? RC_ONE : RC_ZERO);
+            if (rst) begin
+                r_active[b]   <= 1'b0;
+                r_inflight[b] <= 1'b0;
+                r_last[b]     <= 1'b0;
+                r_nv[b]       <= 1'b0;
+                r_cnt[b]      <= RC_ZERO;
+            end
+        end
+    end
+
+    // ------------------------------------------------------------------------------------------
+    // Status
+    // ------------------------------------------------------------------------------------------
+    wire [CW-1:0] used_now = SEGS - free_now;
+    always @(posedge clk) begin
+        if (rst || stat_hwm_clear) begin
+            stat_used_hwm <= {CW{1'b0}};
+        end else if (init_done_q && used_now > stat_used_hwm) begin
+            stat_used_hwm <= used_now;
+        end
+    end
+
+    assign stat_queue_len = qlen;
+
+    generate
+        for (g = 0; g < NOUT; g = g + 1) begin : g_stat
+            assign stat_port_held[g * CW +: CW] = held[g];
+            assign stat_busy[g] = r_active[g] || !qempty[2 * g] || !qempty[2 * g + 1];
+        end
+    endgenerate
+
+endmodule
+
+`default_nettype wire

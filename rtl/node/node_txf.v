@@ -1,0 +1,372 @@
+// node_txf: TXF, the transmit FIFO of one output (one per port, one per host port).
+//
+// Segments from node_ht (clk) go into a FIFO of FIFO_SEGS segments (ASYNC = 1: axis_async_fifo
+// into out_clk, for a port's 1G MAC; ASYNC = 0: axis_fifo, for the host's m_axis in clk). The
+// read side (out_clk; clk when ASYNC = 0) serializes each segment's `bytes` bytes, OUT_BYTES per
+// beat, onto m_axis.
+//
+// Input sideband s_axis_tuser (the reduced tuser of node_ht):
+//   [0] bad, [1] first, [2] last, [9:3] bytes (1..SEG_BYTES), [33:10] ts, [34] from_host.
+// Any segment may hold fewer than SEG_BYTES bytes (TX side). s_axis_tkeep/tlast are stored but
+// not used (bytes and last say the same).
+//
+// Frame start (a frame starts when its first segment is at the FIFO head and the output is idle):
+//   cfg_store_forward = 0 (cut-through): when ((now_ns - ts) mod 2^24) >= cfg_release_ns, or at
+//     once if from_host (cfg_release_ns = 0: at once). A frame that waited past 2^24 ns looks
+//     young again (mod 2^24) and waits up to cfg_release_ns more.
+//   cfg_store_forward = 1: when the frame's last segment is in the FIFO. The write side counts
+//     frame ends (Gray code, crossed with sync_level when ASYNC = 1) and the read side compares
+//     the count, delayed by ENDS_DELAY = 3 read cycles so that the frame's segments are already in
+//     the FIFO's read pipeline, with the ends it has read. The release time is not applied.
+//   Change cfg_store_forward / cfg_release_ns only while idle (out_clk logic reads them).
+//   A segment at the head that is not a first segment while no frame is in progress (never
+//   produced by the node) is discarded.
+// Serializing: beat = up to OUT_BYTES bytes, packed across segment boundaries (tkeep all ones
+//   except on the frame's last beat). With OUT_BYTES > 1 a segment whose bytes do not fill the
+//   last beat it contributes to is merged with the next one through a carry register, which
+//   costs one idle beat (tvalid low, not an underrun). With OUT_BYTES = 1 every cycle the MAC
+//   takes a byte a new one is ready. tuser[0] = 1 on the tlast beat of a frame whose last
+//   segment has bad = 1 (the MAC stomps the FCS).
+// Underrun: if a frame is in progress, the output register is (or becomes) empty and the FIFO
+//   has no segment, ev_underrun pulses (once per frame) and m_axis_tvalid drops: the MAC sees the
+//   gap, stomps the FCS and discards the rest of the frame, which is still sent to it as it
+//   arrives. It never happens in cut-through when the frame's full segments arrive at least at
+//   the 1G line rate: segment k accepted no later than ts + cfg_release_ns + k * SEG_BYTES * 8 ns
+//   minus the FIFO latency below (the MAC's preamble adds 64 ns of margin), nor in
+//   store-and-forward (the read pipeline then delivers a segment per out_clk cycle).
+// Events (clk): ev_frame pulses once per frame whose tlast beat was loaded into the output
+//   register, ev_underrun once per underrun frame. ASYNC = 1: carried by a pending counter and a
+//   sync_pulse each (none is lost; they arrive 3 to 6 clk cycles late).
+// out_room (clk, a register): 1 when FIFO_SEGS - occupancy >= ROOM, occupancy = segments
+//   written and not yet read out of the RAM (the two read-side prefetch registers do not count:
+//   the capacity is FIFO_SEGS + 2). It reflects the segments accepted up to the edge before the
+//   one that loads it: a sender that samples out_room = 1 at an edge may have ROOM segments
+//   accepted from the edge before that on without ever seeing s_axis_tready low.
+//
+// Latency (first segment of a frame, output ready, clk 200 MHz / out_clk 125 MHz; OUT_BYTES > 1:
+//   the frame's first segment holds at least OUT_BYTES bytes, else add a cycle per carry merge):
+//   - segment accepted on s_axis -> at the read side's head (the FIFO's m_axis_tvalid):
+//       ASYNC = 0: 3 cycles (axis_fifo).
+//       ASYNC = 1: the 5th out_clk edge after the accepting clk edge, > 4 and <= 5 out_clk
+//                  periods (axis_async_fifo; 32 to 40 ns at 125 MHz).
+//   - start condition true (release rule met with the first segment at the head; in
+//     store-and-forward: the frame-end count seen, which is 3 out_clk cycles after the count
+//     crossed) -> first byte valid on m_axis: 1 out_clk cycle.
+//   So with cfg_release_ns = 0 a frame's first byte is valid 4 cycles (ASYNC = 0) or > 5, <= 6
+//   out_clk periods (ASYNC = 1) after its first segment was accepted; store-and-forward, ASYNC
+//   = 0: 5 cycles after its last segment was accepted (when its first segment is already in).
+// Throughput: OUT_BYTES bytes per out_clk cycle while data is there (one idle beat per carry
+//   merge when OUT_BYTES > 1); input one segment per clk cycle while there is room.
+// Resets: rst (clk) and out_rst (out_clk), both together (see axis_async_fifo). ASYNC = 0:
+//   the read side runs on clk and rst; out_clk and out_rst are not used, and now_ns is in clk.
+// Parameters: SEG_BYTES 32 or 64; OUT_BYTES 1 or 8; ASYNC 0 or 1; FIFO_SEGS a power of two
+//   8..1024; ROOM 1..FIFO_SEGS.
+`default_nettype none
+
+module node_txf #(
+    parameter SEG_BYTES = 64,
+    parameter OUT_BYTES = 1,
+    parameter ASYNC     = 1,
+    parameter FIFO_SEGS = 32,
+    parameter ROOM      = 8
+) (
+    input  wire                     clk,
+    input  wire                     rst,
+
+    input  wire [SEG_BYTES*8-1:0]   s_axis_tdata,
+    input  wire [SEG_BYTES-1:0]     s_axis_tkeep,
+    input  wire                     s_axis_tvalid,
+    output wire                     s_axis_tready,
+    input  wire                     s_axis_tlast,
+    input  wire [34:0]              s_axis_tuser,
+
+    output reg                      out_room,
+    input  wire                     cfg_store_forward,
+    input  wire [23:0]              cfg_release_ns,
+    output wire                     ev_frame,
+    output wire                     ev_underrun,
+
+    /* verilator lint_off UNUSEDSIGNAL */
+    input  wire                     out_clk,    // unused when ASYNC = 0 (read side on clk)
+    input  wire                     out_rst,
+    /* verilator lint_on UNUSEDSIGNAL */
+    input  wire [23:0]              now_ns,
+
+    output wire [OUT_BYTES*8-1:0]   m_axis_tdata,
+    output wire [OUT_BYTES-1:0]     m_axis_tkeep,
+    output wire                     m_axis_tvalid,
+    input  wire                     m_axis_tready,
+    output wire                     m_axis_tlast,
+    output wire [0:0]               m_axis_tuser
+);
+
+    generate
+        if (SEG_BYTES != 32 && SEG_BYTES != 64) begin : g_bad_seg_bytes
+            PARAMETER_ERROR_SEG_BYTES_must_be_32_or_64 u_error();
+        end
+        if (OUT_BYTES != 1 && OUT_BYTES != 8) begin : g_bad_out_bytes
+            PARAMETER_ERROR_OUT_BYTES_must_be_1_or_8 u_error();
+        end
+        if (ASYNC != 0 && ASYNC != 1) begin : g_bad_async
+            PARAMETER_ERROR_ASYNC_must_be_0_or_1 u_error();
+        end
+        if (FIFO_SEGS < 8 || FIFO_SEGS > 1024 || (FIFO_SEGS & (FIFO_SEGS - 1)) != 0) begin : g_bad_fifo_segs
+            PARAMETER_ERROR_FIFO_SEGS_must_be_a_power_of_two_from_8_to_1024 u_error();
+        end
+        if (ROOM < 1 || ROOM > FIFO_SEGS) begin : g_bad_room
+            PARAMETER_ERROR_ROOM_must_be_1_to_FIFO_SEGS u_error();
+        end
+    endgenerate
+
+    localparam DW         = SEG_BYTES * 8;
+    localparam OW         = OUT_BYTES * 8;
+    localparam UW         = 35;
+    localparam AW         = $clog2(FIFO_SEGS);
+    localparam EW         = AW + 3;             // frame-end counters: > FIFO_SEGS + 2 frames
+    localparam ENDS_DELAY = 3;
+    localparam CW         = 4;                  // carry byte count 0..OUT_BYTES-1 (<= 7)
+    localparam integer LIMIT_I = FIFO_SEGS - ROOM;
+    localparam [AW:0]  LIMIT   = LIMIT_I[AW:0];
+    localparam [7:0]   OB      = OUT_BYTES[7:0];
+
+    function [EW-1:0] bin2gray(input [EW-1:0] b);
+        bin2gray = b ^ (b >> 1);
+    endfunction
+
+    function [OUT_BYTES-1:0] keep_of(input [7:0] n);   // n = 0..OUT_BYTES
+        keep_of = ~({OUT_BYTES{1'b1}} << n);
+    endfunction
+
+    function [OW-1:0] byte_mask(input [OUT_BYTES-1:0] k);
+        integer b;
+        for (b = 0; b < OUT_BYTES; b = b + 1) begin
+            byte_mask[8*b +: 8] = {8{k[b]}};
+        end
+    endfunction
+
+    // ------------------------------------------------------------------ read-side clock
+    wire rd_clk;                        // out_clk (ASYNC = 1) or clk (ASYNC = 0)
+    wire rd_rst;
+    generate
+        if (ASYNC != 0) begin : g_rd_out_clk
+            assign rd_clk = out_clk;
+            assign rd_rst = out_rst;
+        end else begin : g_rd_clk
+            assign rd_clk = clk;
+            assign rd_rst = rst;
+        end
+    endgenerate
+
+    // ------------------------------------------------------------------ FIFO
+    wire [AW:0]    occ;
+    wire           h_valid;
+    wire           h_ready;
+    wire [DW-1:0]  h_data;
+    wire [UW-1:0]  h_user;
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [SEG_BYTES-1:0] h_keep;        // keep and tlast are carried in the sideband (bytes, last)
+    wire           h_tlast;
+    /* verilator lint_on UNUSEDSIGNAL */
+
+    generate
+        if (ASYNC != 0) begin : g_async
+            /* verilator lint_off UNUSEDSIGNAL */
+            wire [AW:0] m_occ;          // the read side needs no fill level
+            wire        drop_bad, drop_oversize;  // stream mode: never dropped
+            /* verilator lint_on UNUSEDSIGNAL */
+            axis_async_fifo #(
+                .DATA_WIDTH(DW), .USER_WIDTH(UW), .DEPTH(FIFO_SEGS), .FRAME_MODE(0)
+            ) u_fifo (
+                .s_clk(clk), .s_rst(rst),
+                .s_axis_tdata(s_axis_tdata), .s_axis_tkeep(s_axis_tkeep),
+                .s_axis_tvalid(s_axis_tvalid), .s_axis_tready(s_axis_tready),
+                .s_axis_tlast(s_axis_tlast), .s_axis_tuser(s_axis_tuser),
+                .s_occupancy(occ), .s_drop_bad(drop_bad), .s_drop_oversize(drop_oversize),
+                .m_clk(rd_clk), .m_rst(rd_rst),
+                .m_axis_tdata(h_data), .m_axis_tkeep(h_keep), .m_axis_tvalid(h_valid),
+                .m_axis_tready(h_ready), .m_axis_tlast(h_tlast), .m_axis_tuser(h_user),
+                .m_occupancy(m_occ)
+            );
+        end else begin : g_sync
+            /* verilator lint_off UNUSEDSIGNAL */
+            wire drop_bad, drop_oversize;  // stream mode: never dropped
+            /* verilator lint_on UNUSEDSIGNAL */
+            axis_fifo #(
+                .DATA_WIDTH(DW), .USER_WIDTH(UW), .DEPTH(FIFO_SEGS), .FRAME_MODE(0)
+            ) u_fifo (
+                .clk(clk), .rst(rst),
+                .s_axis_tdata(s_axis_tdata), .s_axis_tkeep(s_axis_tkeep),
+                .s_axis_tvalid(s_axis_tvalid), .s_axis_tready(s_axis_tready),
+                .s_axis_tlast(s_axis_tlast), .s_axis_tuser(s_axis_tuser),
+                .m_axis_tdata(h_data), .m_axis_tkeep(h_keep), .m_axis_tvalid(h_valid),
+                .m_axis_tready(h_ready), .m_axis_tlast(h_tlast), .m_axis_tuser(h_user),
+                .occupancy(occ), .drop_bad(drop_bad), .drop_oversize(drop_oversize)
+            );
+        end
+    endgenerate
+
+    always @(posedge clk) begin
+        if (rst) begin
+            out_room <= 1'b0;
+        end else begin
+            out_room <= occ <= LIMIT;
+        end
+    end
+
+    // ------------------------------------------------------------------ frame ends (store-and-forward)
+    reg  [EW-1:0] ends_wr_q;            // clk: frame ends accepted
+    reg  [EW-1:0] ends_wr_gray_q;
+    wire [EW-1:0] ends_wr_d = ends_wr_q + {{(EW-1){1'b0}}, s_axis_tvalid && s_axis_tready && s_axis_tuser[2]};
+
+    always @(posedge clk) begin
+        if (rst) begin
+            ends_wr_q      <= {EW{1'b0}};
+            ends_wr_gray_q <= {EW{1'b0}};
+        end else begin
+            ends_wr_q      <= ends_wr_d;
+            ends_wr_gray_q <= bin2gray(ends_wr_d);
+        end
+    end
+
+    wire [EW-1:0] ends_gray_m;          // out_clk
+    generate
+        if (ASYNC != 0) begin : g_ends_sync
+            sync_level #(.WIDTH(EW), .STAGES(2)) u_ends_sync (
+                .clk(rd_clk), .rst(rd_rst), .in(ends_wr_gray_q), .out(ends_gray_m)
+            );
+        end else begin : g_ends_same
+            assign ends_gray_m = ends_wr_gray_q;
+        end
+    endgenerate
+
+    reg  [ENDS_DELAY*EW-1:0] ends_dly_q; // shift register, newest in the low EW bits
+    reg  [EW-1:0] ends_rd_q;            // out_clk: frame ends popped from the FIFO
+
+    wire complete = ends_dly_q[(ENDS_DELAY-1)*EW +: EW] != bin2gray(ends_rd_q);
+
+    // ------------------------------------------------------------------ serializer (out_clk)
+    wire          h_bad   = h_user[0];
+    wire          h_first = h_user[1];
+    wire          h_last  = h_user[2];
+    wire [6:0]    h_bytes = h_user[9:3];
+    wire [23:0]   h_ts    = h_user[33:10];
+    wire          h_host  = h_user[34];
+
+    reg           busy_q;               // a frame is in progress
+    reg  [6:0]    pos_q;                // next byte of the head segment
+    reg  [CW-1:0] cnt_q;                // carry bytes held (OUT_BYTES > 1)
+    reg  [OW-1:0] carry_q;              // carry bytes, the rest zero
+    reg           under_q;              // this frame already underran
+    reg  [OW-1:0] m_data_q;
+    reg  [OUT_BYTES-1:0] m_keep_q;
+    reg           m_valid_q, m_last_q, m_bad_q;
+    reg           ev_frame_m_q, ev_under_m_q;
+
+    wire [23:0]   age      = now_ns - h_ts;
+    wire          go       = cfg_store_forward ? complete : (h_host || age >= cfg_release_ns);
+    wire          start    = !busy_q && h_valid && h_first && go;
+    wire          orphan   = !busy_q && h_valid && !h_first;
+    wire          out_free = !m_valid_q || m_axis_tready;
+    wire          step     = out_free && h_valid && (busy_q || start);
+    wire [7:0]    rem      = {1'b0, h_bytes} - {1'b0, pos_q};
+    wire [7:0]    need     = OB - {4'd0, cnt_q};
+    wire          fits     = rem <= need;              // the head segment ends in this beat
+    wire          emit     = rem >= need || h_last;    // a beat leaves (else: carry and merge)
+    wire [7:0]    take     = fits ? rem : need;
+    wire [7:0]    fill     = {4'd0, cnt_q} + take;
+    wire          beat_last = h_last && fits;
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [DW-1:0] seg_sh   = h_data >> {pos_q, 3'b000};  // a beat takes only its low OUT_BYTES bytes
+    /* verilator lint_on UNUSEDSIGNAL */
+    wire [OW-1:0] merged   = (seg_sh[OW-1:0] << {cnt_q, 3'b000}) | carry_q;
+    wire [OUT_BYTES-1:0] fill_keep = keep_of(fill);
+    wire          underrun = busy_q && !h_valid && out_free && !under_q;
+
+    assign h_ready = (step && fits) || orphan;
+
+    always @(posedge rd_clk) begin
+        if (step && emit) begin
+            m_data_q <= merged & byte_mask(fill_keep);
+            m_keep_q <= fill_keep;
+            m_last_q <= beat_last;
+            m_bad_q  <= h_bad && beat_last;
+        end
+        if (rd_rst) begin
+            busy_q       <= 1'b0;
+            pos_q        <= 7'd0;
+            cnt_q        <= {CW{1'b0}};
+            carry_q      <= {OW{1'b0}};
+            under_q      <= 1'b0;
+            m_valid_q    <= 1'b0;
+            ev_frame_m_q <= 1'b0;
+            ev_under_m_q <= 1'b0;
+            ends_rd_q    <= {EW{1'b0}};
+            ends_dly_q   <= {(ENDS_DELAY*EW){1'b0}};
+        end else begin
+            if (out_free) begin
+                m_valid_q <= step && emit;
+            end
+            if (step) begin
+                pos_q  <= fits ? 7'd0 : pos_q + take[6:0];
+                busy_q <= !(emit && beat_last);
+                if (emit) begin
+                    cnt_q   <= {CW{1'b0}};
+                    carry_q <= {OW{1'b0}};
+                end else begin
+                    cnt_q   <= fill[CW-1:0];
+                    carry_q <= merged & byte_mask(fill_keep);
+                end
+            end
+            if (underrun) begin
+                under_q <= 1'b1;
+            end else if (step && emit && beat_last) begin
+                under_q <= 1'b0;
+            end
+            ev_frame_m_q <= step && emit && beat_last;
+            ev_under_m_q <= underrun;
+            if (h_valid && h_ready && h_last) begin
+                ends_rd_q <= ends_rd_q + 1'b1;
+            end
+            ends_dly_q <= {ends_dly_q[(ENDS_DELAY-1)*EW-1:0], ends_gray_m};
+        end
+    end
+
+    assign m_axis_tdata  = m_data_q;
+    assign m_axis_tkeep  = m_keep_q;
+    assign m_axis_tvalid = m_valid_q;
+    assign m_axis_tlast  = m_last_q;
+    assign m_axis_tuser  = m_bad_q;
+
+    // ------------------------------------------------------------------ events to clk
+    generate
+        if (ASYNC != 0) begin : g_ev_async
+            wire [1:0] ev_m = {ev_under_m_q, ev_frame_m_q};
+            wire [1:0] ev_s;
+            genvar e;
+            for (e = 0; e < 2; e = e + 1) begin : g_ev
+                reg  [2:0] pend_q;      // events not yet sent across
+                wire       busy;
+                wire       send = pend_q != 3'd0 && !busy;
+                always @(posedge rd_clk) begin
+                    if (rd_rst) begin
+                        pend_q <= 3'd0;
+                    end else begin
+                        pend_q <= pend_q + {2'd0, ev_m[e]} - {2'd0, send};
+                    end
+                end
+                sync_pulse #(.STAGES(2)) u_sync (
+                    .src_clk(rd_clk), .src_rst(rd_rst), .src_pulse(send), .src_busy(busy),
+                    .dst_clk(clk), .dst_rst(rst), .dst_pulse(ev_s[e])
+                );
+            end
+            assign ev_frame    = ev_s[0];
+            assign ev_underrun = ev_s[1];
+        end else begin : g_ev_sync
+            assign ev_frame    = ev_frame_m_q;
+            assign ev_underrun = ev_under_m_q;
+        end
+    endgenerate
+
+endmodule
+
+`default_nettype wire
