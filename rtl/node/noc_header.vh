@@ -76,7 +76,7 @@
 `define NOC_MAX_PORTS 8'd16
 // Not dropped.
 `define NOC_REASON_NONE 4'd0
-// Failed a MAC check (bad FCS, PHY error, runt) and dropped before it left (whole frame fit in what was still held); frames already leaving are stomped instead.
+// Failed a MAC check (bad FCS, PHY error, runt): dropped when it fits in one segment; a longer one, already on its way, leaves with a stomped FCS. Counted either way.
 `define NOC_REASON_BAD_FRAME 4'd1
 // Longer than the maximum frame length.
 `define NOC_REASON_OVERSIZE 4'd2

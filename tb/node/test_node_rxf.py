@@ -150,7 +150,11 @@ class Tb:
         while True:
             await RisingEdge(d.clk)
             mode, p = self.sink_mode
-            if mode == "random":
+            if mode == "stopped":   # stopped until p frames have gone in, then bursty
+                d.m_axis_tready.value = 0
+                if len(self.beats) - 1 >= p:
+                    self.sink_mode = ("bursty", 0.0)
+            elif mode == "random":
                 d.m_axis_tready.value = int(self.r.random() >= p)
             elif mode == "bursty":
                 if off_left > 0:
@@ -293,8 +297,12 @@ async def overflow(dut):
     """m_axis stopped for long stretches. No tready: whole frames dropped or cut with bad on
     their last segment, each counted once. With tready: the input waits, nothing is lost."""
     tb, r = await setup(dut)
-    tb.sink_mode = ("bursty", 0.0)
-    frames = []
+    c = tb.c
+    # Directed start, m_axis stopped: A (5 segments) fits; B (12 segments) finds the FIFO
+    # filling: cut (without tready); C finds it full: dropped whole. Then random stops.
+    tb.sink_mode = ("stopped", 3)
+    frames = [(random_bytes(r, n), False, r.getrandbits(64))
+              for n in (5 * c["seg"] - 3, min(c["max"], 12 * c["seg"]), 20)]
     for _ in range(n_frames(tb.c, 40)):
         f = random_frame(r, tb.c)
         while r.random() < 0.8 and len(f[0]) <= 2 * tb.c["seg"]:  # mostly 3+ segments: cuts

@@ -42,7 +42,7 @@
 #define NOC_OUT_PORT_W 5
 #define NOC_MAX_PORTS 0x10  /* Ports a node may have (width of `dst`). */
 #define NOC_REASON_NONE 0x0  /* Not dropped. */
-#define NOC_REASON_BAD_FRAME 0x1  /* Failed a MAC check (bad FCS, PHY error, runt) and dropped before it left (whole frame fit in what was still held); frames already leaving are stomped instead. */
+#define NOC_REASON_BAD_FRAME 0x1  /* Failed a MAC check (bad FCS, PHY error, runt): dropped when it fits in one segment; a longer one, already on its way, leaves with a stomped FCS. Counted either way. */
 #define NOC_REASON_OVERSIZE 0x2  /* Longer than the maximum frame length. */
 #define NOC_REASON_RX_OVERFLOW 0x3  /* The input port's RXF was full (the datapath could not take the segment). */
 #define NOC_REASON_PORT_DISABLED 0x4  /* Input or output port disabled. */

@@ -1,0 +1,351 @@
+// fade_desc: FADE-10G descriptor manager. Owns the packet buffer's bookkeeping: writes the
+// user's words into the packet RAM, keeps one descriptor per buffer slot, handles ACK/NACK,
+// decides (re)transmissions and frees confirmed packets in order from the tail.
+//
+// Packets are numbered from 0 after START; packet p lives in slot p mod 2^N. Three 32-bit
+// pointers: tail (oldest packet held), snd (next packet never sent), fill (packet being filled);
+// tail <= snd <= fill <= tail + 2^N. Packets in [tail, fill) are complete (V), in [tail, snd) sent
+// (S); per slot: confirmed (C), resend (R) + its reason, and in a small RAM the last frame
+// sequence number (Seq) and the time of the last transmission. The paper's F flag is the LAST
+// packet register (last_pkt, last_nwords).
+//
+// User input: s_axis_tready = running, no STOP pending and fill - tail < 2^N. One word per
+// cycle, no bubble at packet boundaries (the next slot is used in the next cycle).
+// STOP: the packet being filled (0..1023 words) becomes the LAST packet as soon as its slot is
+// free (the cycle after stop_pulse, or after a slot is freed when the buffer is full); then no
+// more input. When the LAST packet is freed the state returns to idle.
+//
+// ACK (seq S, pkt P), taken from the FIFO when the manager is not scanning:
+//   P in [tail, snd) and not confirmed -> C = 1 (ev_ack); then every Q in [tail, P), sent,
+//     unconfirmed, not already marked, whose Seq is older than S (16-bit: S > Seq iff
+//     (S - Seq) mod 2^16 in 1..2^15) is marked for retransmission (reason early). 1 cycle per Q.
+//   P in [tail, snd) and confirmed, or P older than tail -> stale (ev_ack_stale).
+//   anything else (never sent, or in the future) -> ev_proto_err.
+// NACK P: P sent and unconfirmed -> marked for retransmission (reason nack); else as ACK.
+// Timeout: between ACKs the manager scans one slot per cycle; a sent, unconfirmed packet whose
+//   last transmission is TIMEOUT or more cycles old is marked (reason timeout).
+// The transmitter takes marked packets first (lowest slot), then the next unsent one.
+//
+// Latency: ACK on the FIFO output (ack_valid) -> C set 3 cycles later -> packet freed (tail
+//   moves, s_axis_tready rises if it was full) 1 cycle after that. NACK on the FIFO output ->
+//   tx_avail with that packet 4 cycles later (the choice offered to the transmitter is a
+//   register, one cycle behind the descriptors). Freeing: one packet per cycle, except in the
+//   cycle an ACK's distance P - tail is computed.
+// Parameters: N 2..6; TIMEOUT 16..2^28 cycles; PKT_INIT, SEQ_INIT: first packet number and frame
+//   sequence number after START (0 in the protocol; other values only to test wrap-around).
+`default_nettype none
+
+module fade_desc #(
+    parameter N = 4,
+    parameter TIMEOUT = 100000,
+    parameter [31:0] PKT_INIT = 32'd0,
+    parameter [15:0] SEQ_INIT = 16'd0
+) (
+    input  wire            clk,
+    input  wire            rst,
+
+    input  wire            start_pulse,
+    input  wire            stop_pulse,
+    output reg  [1:0]      state,
+
+    input  wire [63:0]     s_axis_tdata,
+    input  wire            s_axis_tvalid,
+    output wire            s_axis_tready,
+
+    output wire            ram_wen,
+    output wire [N+9:0]    ram_waddr,
+    output wire [63:0]     ram_wdata,
+
+    input  wire            ack_valid,
+    output wire            ack_ready,
+    input  wire            ack_nack,
+    input  wire [15:0]     ack_seq,
+    input  wire [31:0]     ack_pkt,
+
+    output wire            tx_avail,
+    output wire [31:0]     tx_pkt,
+    output wire [N-1:0]    tx_slot,
+    output wire            tx_last,
+    output wire [9:0]      tx_nwords,
+    output wire [1:0]      tx_reason,
+    output wire [15:0]     tx_seq,
+    input  wire            tx_take,
+    input  wire            tx_busy,
+    input  wire [N-1:0]    tx_busy_slot,
+
+    output reg             ev_ack,
+    output reg             ev_nack,
+    output reg             ev_ack_stale,
+    output reg             ev_proto_err
+);
+
+    generate
+        if (N < 2 || N > 6) begin : g_bad_n
+            PARAMETER_ERROR_N_must_be_2_to_6 u_error();
+        end
+        if (TIMEOUT < 16 || TIMEOUT > (1 << 28)) begin : g_bad_timeout
+            PARAMETER_ERROR_TIMEOUT_must_be_16_to_2_pow_28 u_error();
+        end
+    endgenerate
+
+    localparam M  = 1 << N;
+    localparam TW = $clog2(TIMEOUT + 1) + 1;   // 2^TW > 2 * TIMEOUT: the age never wraps unseen
+    localparam [TW-1:0] TO = TIMEOUT;
+    localparam [N:0]    MN = M;
+    localparam [1:0] S_IDLE = 2'd0, S_RUN = 2'd1, S_STOP = 2'd2;
+    localparam [1:0] R_NEW = 2'd0, R_EARLY = 2'd1, R_NACK = 2'd2, R_TIMEOUT = 2'd3;
+    localparam [1:0] D_IDLE = 2'd0, D_ACK = 2'd1, D_SCAN = 2'd2, D_CLS = 2'd3;
+
+    reg [31:0]   tail, snd, fill;
+    reg [9:0]    fill_cnt;
+    reg          stop_req;
+    reg          last_valid;
+    reg [31:0]   last_pkt;
+    reg [9:0]    last_nwords;
+    reg [M-1:0]  conf, resend;
+    reg [2*M-1:0] reason;
+    reg [15:0]   seq_ctr;
+    reg [TW-1:0] now;
+
+    wire [N:0]   n_valid = fill[N:0] - tail[N:0];
+    wire [N:0]   n_sent  = snd[N:0] - tail[N:0];
+    wire [N-1:0] tail_slot = tail[N-1:0];
+    wire         room = n_valid != MN;
+
+    // ---- user input ----
+    assign s_axis_tready = state == S_RUN && !stop_req && room;
+    wire   word_in = s_axis_tvalid && s_axis_tready;
+    assign ram_wen   = word_in;
+    assign ram_waddr = {fill[N-1:0], fill_cnt};
+    assign ram_wdata = s_axis_tdata;
+
+    // ---- transmission choice: a marked packet (lowest slot) first, else the next unsent ----
+    wire [M-1:0] want = resend & ~conf;
+    reg  [N-1:0] want_slot;
+    integer i;
+    always @* begin
+        want_slot = {N{1'b0}};
+        for (i = M - 1; i >= 0; i = i - 1) begin
+            if (want[i]) want_slot = i[N-1:0];
+        end
+    end
+    wire         have_want = |want;
+    // packet number of want_slot: the one in [tail, tail + 2^N) with those low bits
+    wire [31-N:0] tail_hi1 = tail[31:N] + 1'b1;
+    wire [31:0]  want_pkt  = want_slot >= tail_slot ? {tail[31:N], want_slot} : {tail_hi1, want_slot};
+    wire [31:0]  next_pkt  = have_want ? want_pkt : snd;
+    wire [N-1:0] next_slot = have_want ? want_slot : snd[N-1:0];
+    // The choice is registered (timing): it lags the descriptors by one cycle. The transmitter
+    // takes at most one packet per frame, so it never sees the same stale choice twice; a packet
+    // confirmed in that cycle may be sent once more (the host ACKs it again as a duplicate).
+    reg          c_avail, c_want, c_last;
+    reg  [31:0]  c_pkt;
+    reg  [1:0]   c_reason;
+    assign tx_avail  = c_avail;
+    assign tx_pkt    = c_pkt;
+    assign tx_slot   = c_pkt[N-1:0];
+    assign tx_last   = c_last;
+    assign tx_nwords = last_nwords;
+    assign tx_reason = c_reason;
+    assign tx_seq    = seq_ctr;
+
+    // ---- descriptor RAM: {Seq, time of last transmission} per slot ----
+    reg  [1:0]    dstate;
+    reg  [N-1:0]  scan_slot;      // slot read this cycle
+    reg  [N:0]    scan_left;      // ACK scan: slots still to read
+    reg  [N-1:0]  idle_slot;      // timeout scan position
+    wire [N-1:0]  rd_slot = dstate == D_SCAN ? scan_slot : idle_slot;
+    wire [15+TW:0] rd_data;
+
+    ram_sdp #(.ADDR_WIDTH(N), .DATA_WIDTH(16 + TW)) u_desc_ram (
+        .clk(clk),
+        .wen(tx_take), .waddr(tx_slot), .wdata({seq_ctr, now}),
+        .ren(1'b1), .raddr(rd_slot), .rdata(rd_data)
+    );
+
+    // Evaluation stage (one cycle after the read).
+    reg          ev_v, ev_early, ev_skip;
+    reg [N-1:0]  ev_slot;
+    reg [15:0]   ev_s;
+    wire [15:0]  d_seq  = rd_data[15+TW:TW];
+    wire [TW-1:0] d_time = rd_data[TW-1:0];
+    wire [N-1:0] ev_off = ev_slot - tail_slot;
+    wire         ev_cand = ev_v && !ev_skip && {1'b0, ev_off} < n_sent && !conf[ev_slot] && !resend[ev_slot];
+    wire [15:0]  seq_age = ev_s - d_seq;
+    wire         is_older = seq_age != 16'd0 && seq_age <= 16'h8000;
+    wire         timed_out = (now - d_time) >= TO;
+
+    // ---- ACK classification ----
+    reg          a_nack;
+    reg  [15:0]  a_seq;
+    reg  [31:0]  a_pkt;
+    reg  [31:0]  a_d;                 // P - tail, registered in D_ACK (no freeing in D_ACK)
+    wire [N-1:0] a_slot   = a_pkt[N-1:0];
+    wire         a_sent   = a_d < {{(31-N){1'b0}}, n_sent};
+    wire         a_stale  = a_d[31] || (a_sent && conf[a_slot]);
+
+    assign ack_ready = dstate == D_IDLE;
+
+    wire free_it = tail != fill && conf[tail_slot] && !(tx_busy && tx_busy_slot == tail_slot) &&
+                   dstate != D_ACK;
+
+    always @(posedge clk) begin
+        now          <= now + 1'b1;
+        c_avail      <= have_want || snd != fill;
+        c_want       <= have_want;
+        c_pkt        <= next_pkt;
+        c_last       <= last_valid && next_slot == last_pkt[N-1:0];   // slots are unique in the buffer
+        c_reason     <= have_want ? reason[2 * want_slot +: 2] : R_NEW;
+        ev_ack       <= 1'b0;
+        ev_nack      <= 1'b0;
+        ev_ack_stale <= 1'b0;
+        ev_proto_err <= 1'b0;
+
+        // user words
+        if (word_in) begin
+            fill_cnt <= fill_cnt + 1'b1;
+            if (fill_cnt == 10'd1023) fill <= fill + 1'b1;
+        end
+        // STOP: close the LAST packet when its slot is free
+        if (stop_pulse && state == S_RUN) stop_req <= 1'b1;
+        if (stop_req && room) begin
+            stop_req    <= 1'b0;
+            last_valid  <= 1'b1;
+            last_pkt    <= fill;
+            last_nwords <= fill_cnt;
+            fill        <= fill + 1'b1;
+            fill_cnt    <= 10'd0;
+            state       <= S_STOP;
+        end
+
+        // evaluation of the slot read last cycle (timeout, early retransmission)
+        ev_v <= 1'b0;
+        if (ev_cand && ev_early && is_older) begin
+            resend[ev_slot]          <= 1'b1;
+            reason[2 * ev_slot +: 2] <= R_EARLY;
+        end else if (ev_cand && timed_out) begin
+            resend[ev_slot]          <= 1'b1;
+            reason[2 * ev_slot +: 2] <= R_TIMEOUT;
+        end
+
+        case (dstate)
+            D_IDLE: begin
+                ev_v      <= 1'b1;
+                ev_early  <= 1'b0;
+                ev_slot   <= idle_slot;
+                ev_skip   <= tx_take && tx_slot == idle_slot;
+                idle_slot <= idle_slot + 1'b1;
+                if (ack_valid) begin
+                    a_nack <= ack_nack;
+                    a_seq  <= ack_seq;
+                    a_pkt  <= ack_pkt;
+                    dstate <= D_ACK;
+                end
+            end
+            D_ACK: begin
+                a_d    <= a_pkt - tail;
+                dstate <= D_CLS;
+            end
+            D_CLS: begin
+                dstate <= D_IDLE;
+                if (a_stale) begin
+                    ev_ack_stale <= 1'b1;
+                end else if (!a_sent) begin
+                    ev_proto_err <= 1'b1;
+                end else if (a_nack) begin
+                    ev_nack               <= 1'b1;
+                    resend[a_slot]        <= 1'b1;
+                    reason[2 * a_slot +: 2] <= R_NACK;
+                end else begin
+                    ev_ack          <= 1'b1;
+                    conf[a_slot]    <= 1'b1;
+                    resend[a_slot]  <= 1'b0;
+                    scan_slot       <= tail_slot;
+                    scan_left       <= a_d[N:0];
+                    if (a_d[N:0] != 0) dstate <= D_SCAN;
+                end
+            end
+            default: begin  // D_SCAN: read slots tail .. P-1, evaluated next cycle
+                ev_v      <= 1'b1;
+                ev_early  <= 1'b1;
+                ev_s      <= a_seq;
+                ev_slot   <= scan_slot;
+                ev_skip   <= tx_take && tx_slot == scan_slot;
+                scan_slot <= scan_slot + 1'b1;
+                scan_left <= scan_left - 1'b1;
+                if (scan_left == 1) dstate <= D_IDLE;
+            end
+        endcase
+
+        // freeing from the tail, one packet per cycle
+        if (free_it) begin
+            conf[tail_slot]   <= 1'b0;
+            resend[tail_slot] <= 1'b0;
+            tail              <= tail + 1'b1;
+            if (last_valid && tail == last_pkt) begin
+                last_valid <= 1'b0;
+                state      <= S_IDLE;
+            end
+        end
+
+        // transmission taken: the last word on this slot
+        if (tx_take) begin
+            seq_ctr         <= seq_ctr + 1'b1;
+            resend[tx_slot] <= 1'b0;
+            if (!c_want) snd <= snd + 1'b1;
+        end
+
+        if (start_pulse && state == S_IDLE) begin
+            state    <= S_RUN;
+            tail     <= PKT_INIT;
+            snd      <= PKT_INIT;
+            fill     <= PKT_INIT;
+            fill_cnt <= 10'd0;
+            conf     <= {M{1'b0}};
+            resend   <= {M{1'b0}};
+            seq_ctr  <= SEQ_INIT;
+        end
+
+        if (rst) begin
+            state      <= S_IDLE;
+            tail       <= PKT_INIT;
+            snd        <= PKT_INIT;
+            fill       <= PKT_INIT;
+            fill_cnt   <= 10'd0;
+            stop_req   <= 1'b0;
+            last_valid <= 1'b0;
+            last_pkt   <= 32'd0;
+            last_nwords <= 10'd0;
+            conf       <= {M{1'b0}};
+            resend     <= {M{1'b0}};
+            reason     <= {2*M{1'b0}};
+            seq_ctr    <= SEQ_INIT;
+            now        <= {TW{1'b0}};
+            c_avail    <= 1'b0;
+            c_want     <= 1'b0;
+            c_last     <= 1'b0;
+            c_pkt      <= PKT_INIT;
+            c_reason   <= R_NEW;
+            dstate     <= D_IDLE;
+            scan_slot  <= {N{1'b0}};
+            scan_left  <= {(N+1){1'b0}};
+            idle_slot  <= {N{1'b0}};
+            ev_v       <= 1'b0;
+            ev_early   <= 1'b0;
+            ev_skip    <= 1'b0;
+            ev_slot    <= {N{1'b0}};
+            ev_s       <= 16'd0;
+            a_nack     <= 1'b0;
+            a_seq      <= 16'd0;
+            a_pkt      <= 32'd0;
+            a_d        <= 32'd0;
+            ev_ack     <= 1'b0;
+            ev_nack    <= 1'b0;
+            ev_ack_stale <= 1'b0;
+            ev_proto_err <= 1'b0;
+        end
+    end
+
+endmodule
+
+`default_nettype wire

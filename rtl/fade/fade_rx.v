@@ -1,0 +1,229 @@
+// fade_rx: FADE-10G Ethernet receiver. Parses the frames coming from the MAC RX (64-bit beats,
+// byte 0 in tdata[7:0], FCS already removed, tuser[0] = bad on the tlast beat), executes START,
+// STOP and RESET itself, and queues ACK/NACK for the descriptor manager and commands for the
+// command processor (two small FIFOs, like the paper's Ack & Cmd FIFO).
+//
+// A frame is accepted only when: tuser[0] = 0 on tlast, Ethertype FADE_ETHERTYPE, version
+// FADE_VERSION, destination = cfg_local_mac (or broadcast for CMD_RESET), long enough for its
+// layout, and a known type (TYPE_ACK, TYPE_NACK) or command code (START, STOP, RESET, user
+// range). Everything else is dropped: ev_rx_bad_fcs for a bad frame, ev_rx_drop for every
+// dropped frame (bad FCS, foreign, malformed, or its FIFO full).
+//
+// Exactly-once commands: the receiver remembers the csn of the last command it queued. A command
+// with that same csn is queued with dup = 1 (the command processor re-sends the stored response
+// and does not execute it; START and STOP are not executed again either). RESET forgets the csn.
+// START (not dup) pulses start_pulse and learns peer_mac from the frame's source; STOP (not dup)
+// pulses stop_pulse; RESET pulses reset_pulse (the whole core resets, nothing is queued).
+//
+// Latency:    the checks are registered on the tlast beat, the decision taken in the next cycle;
+//             pulses, ev_* and the FIFO outputs (ack_valid / cmd_valid of an empty FIFO) are
+//             valid 2 cycles after the tlast beat.
+// Throughput: always ready (the MAC RX has no tready): one beat per cycle, back-to-back frames.
+// Parameters: ACK_DEPTH, CMD_DEPTH: FIFO depths, powers of two 2..256.
+`default_nettype none
+`include "fade.vh"
+
+module fade_rx #(
+    parameter ACK_DEPTH = 16,
+    parameter CMD_DEPTH = 4
+) (
+    input  wire        clk,
+    input  wire        rst,
+
+    input  wire [47:0] cfg_local_mac,
+
+    input  wire [63:0] s_eth_tdata,
+    input  wire [7:0]  s_eth_tkeep,
+    input  wire        s_eth_tvalid,
+    input  wire        s_eth_tlast,
+    input  wire [0:0]  s_eth_tuser,
+
+    output reg         start_pulse,
+    output reg         stop_pulse,
+    output reg         reset_pulse,
+    output reg  [47:0] peer_mac,
+
+    output wire        ack_valid,
+    input  wire        ack_ready,
+    output wire        ack_nack,
+    output wire [15:0] ack_seq,
+    output wire [31:0] ack_pkt,
+
+    output wire        cmd_valid,
+    input  wire        cmd_ready,
+    output wire        cmd_dup,
+    output wire [15:0] cmd_code,
+    output wire [15:0] cmd_csn,
+    output wire [31:0] cmd_arg,
+
+    output reg         ev_rx_bad_fcs,
+    output reg         ev_rx_drop
+);
+
+    generate
+        if (ACK_DEPTH < 2 || ACK_DEPTH > 256 || (ACK_DEPTH & (ACK_DEPTH - 1)) != 0) begin : g_bad_ack
+            PARAMETER_ERROR_ACK_DEPTH_must_be_a_power_of_2_from_2_to_256 u_error();
+        end
+        if (CMD_DEPTH < 2 || CMD_DEPTH > 256 || (CMD_DEPTH & (CMD_DEPTH - 1)) != 0) begin : g_bad_cmd
+            PARAMETER_ERROR_CMD_DEPTH_must_be_a_power_of_2_from_2_to_256 u_error();
+        end
+    endgenerate
+
+    localparam AW = $clog2(ACK_DEPTH);
+    localparam CW = $clog2(CMD_DEPTH);
+
+    // ---- frame capture: the first 4 beats (32 bytes) hold every field the receiver reads ----
+    reg  [255:0] hdr_q;
+    reg  [15:0]  beat_q;       // beats seen so far in this frame (saturating)
+    wire [255:0] hdr_now = (beat_q < 16'd4) ? (hdr_q | ({192'd0, s_eth_tdata} << (64 * beat_q[1:0])))
+                                            : hdr_q;
+
+    // Byte count of the frame on its tlast beat (tkeep is contiguous from lane 0).
+    reg [3:0] keep_bytes;
+    integer k;
+    always @* begin
+        keep_bytes = 4'd0;
+        for (k = 0; k < 8; k = k + 1) begin
+            if (s_eth_tkeep[k]) keep_bytes = keep_bytes + 4'd1;
+        end
+    end
+    wire [18:0] frame_len = {beat_q, 3'd0} + {15'd0, keep_bytes};
+
+    // Big-endian fields of 2, 4 and 6 bytes at byte `off`.
+    function [15:0] be16;
+        input [255:0] h;
+        input integer off;
+        be16 = {h[8 * off +: 8], h[8 * (off + 1) +: 8]};
+    endfunction
+    function [31:0] be32;
+        input [255:0] h;
+        input integer off;
+        be32 = {be16(h, off), be16(h, off + 2)};
+    endfunction
+    function [47:0] be48;
+        input [255:0] h;
+        input integer off;
+        be48 = {be16(h, off), be32(h, off + 2)};
+    endfunction
+
+    wire [47:0] f_dst   = be48(hdr_now, `FADE_HEADER_DST_OFF);
+    wire [47:0] f_src   = be48(hdr_now, `FADE_HEADER_SRC_OFF);
+    wire [15:0] f_etype = be16(hdr_now, `FADE_HEADER_ETHERTYPE_OFF);
+    wire [15:0] f_ver   = be16(hdr_now, `FADE_HEADER_VERSION_OFF);
+    // ACK and command frames have their fields at the same offsets (checked below): one set of
+    // registers carries type/cmd, seq/csn and pkt/arg.
+    wire [15:0] f_type  = be16(hdr_now, `FADE_ACK_TYPE_OFF);
+    wire [15:0] f_seq   = be16(hdr_now, `FADE_ACK_SEQ_OFF);
+    wire [31:0] f_pkt   = be32(hdr_now, `FADE_ACK_PKT_OFF);
+    wire [15:0] f_cmd   = be16(hdr_now, `FADE_CMD_CMD_OFF);
+    generate
+        if (`FADE_ACK_TYPE_OFF != `FADE_CMD_CMD_OFF || `FADE_ACK_SEQ_OFF != `FADE_CMD_CSN_OFF ||
+            `FADE_ACK_PKT_OFF != `FADE_CMD_ARG_OFF) begin : g_bad_layout
+            PARAMETER_ERROR_fade_rx_expects_ack_and_cmd_fields_at_the_same_offsets u_error();
+        end
+    endgenerate
+
+    wire end_beat  = s_eth_tvalid && s_eth_tlast;
+    wire bad_fcs   = s_eth_tuser[0];
+    wire fade_hdr  = f_etype == `FADE_ETHERTYPE && f_ver == `FADE_VERSION;
+    wire to_me     = f_dst == cfg_local_mac;
+    wire to_bcast  = f_dst == 48'hFFFF_FFFF_FFFF;
+    wire is_ack    = (f_type == `FADE_TYPE_ACK || f_type == `FADE_TYPE_NACK) && to_me &&
+                     frame_len >= `FADE_ACK_LEN;
+    wire cmd_len   = frame_len >= `FADE_CMD_LEN;
+    wire is_reset  = f_cmd == `FADE_CMD_RESET && (to_me || to_bcast) && cmd_len;
+    wire is_user   = f_cmd >= `FADE_CMD_USER_MIN && f_cmd <= `FADE_CMD_USER_MAX;
+    wire is_cmd    = (f_cmd == `FADE_CMD_START || f_cmd == `FADE_CMD_STOP || is_user) && to_me && cmd_len;
+
+    // ---- FIFOs (LUT RAM sized) ----
+    reg [48:0] ack_mem [0:ACK_DEPTH-1];
+    reg [AW:0] ack_wp, ack_rp;
+    reg [64:0] cmd_mem [0:CMD_DEPTH-1];
+    reg [CW:0] cmd_wp, cmd_rp;
+    wire ack_full = (ack_wp - ack_rp) == ACK_DEPTH[AW:0];
+    wire cmd_full = (cmd_wp - cmd_rp) == CMD_DEPTH[CW:0];
+
+    assign ack_valid = ack_wp != ack_rp;
+    assign {ack_nack, ack_seq, ack_pkt} = ack_mem[ack_rp[AW-1:0]];
+    assign cmd_valid = cmd_wp != cmd_rp;
+    assign {cmd_dup, cmd_code, cmd_csn, cmd_arg} = cmd_mem[cmd_rp[CW-1:0]];
+
+    // ---- stage 1 (tlast beat): checks and fields registered; stage 2: queue / execute ----
+    reg        e_end, e_bad, e_good, e_ack, e_nack, e_cmd, e_reset;
+    reg [15:0] e_code, e_csn;       // type or command code; seq or csn
+    reg [31:0] e_val;               // pkt or arg
+    reg [47:0] e_src;
+    reg        have_csn;
+    reg [15:0] last_csn;
+    wire       dup = have_csn && e_csn == last_csn;
+    wire       good = e_end && !e_bad && e_good;
+    wire       push_ack = good && e_ack && !ack_full;
+    wire       push_cmd = good && e_cmd && !cmd_full;
+    wire       do_reset = good && e_reset;
+
+    always @(posedge clk) begin
+        e_end   <= end_beat;
+        e_bad   <= bad_fcs;
+        e_good  <= fade_hdr;
+        e_ack   <= is_ack;
+        e_nack  <= f_type == `FADE_TYPE_NACK;
+        e_cmd   <= is_cmd;
+        e_reset <= is_reset;
+        e_code  <= f_cmd;
+        e_csn   <= f_seq;
+        e_val   <= f_pkt;
+        e_src   <= f_src;
+        if (push_ack) begin
+            ack_mem[ack_wp[AW-1:0]] <= {e_nack, e_csn, e_val};
+        end
+        if (push_cmd) begin
+            cmd_mem[cmd_wp[CW-1:0]] <= {dup, e_code, e_csn, e_val};
+        end
+        if (s_eth_tvalid) begin
+            hdr_q  <= s_eth_tlast ? 256'd0 : hdr_now;
+            beat_q <= s_eth_tlast ? 16'd0 : (beat_q == 16'hFFFF ? beat_q : beat_q + 16'd1);
+        end
+        start_pulse   <= push_cmd && !dup && e_code == `FADE_CMD_START;
+        stop_pulse    <= push_cmd && !dup && e_code == `FADE_CMD_STOP;
+        reset_pulse   <= do_reset;
+        ev_rx_bad_fcs <= e_end && e_bad;
+        ev_rx_drop    <= e_end && !push_ack && !push_cmd && !do_reset;
+        if (push_cmd && e_code == `FADE_CMD_START) begin
+            peer_mac <= e_src;
+        end
+        if (push_ack) ack_wp <= ack_wp + 1'b1;
+        if (ack_valid && ack_ready) ack_rp <= ack_rp + 1'b1;
+        if (push_cmd) begin
+            cmd_wp   <= cmd_wp + 1'b1;
+            have_csn <= 1'b1;
+            last_csn <= e_csn;
+        end
+        if (cmd_valid && cmd_ready) cmd_rp <= cmd_rp + 1'b1;
+        if (do_reset) begin
+            // RESET empties the queues and forgets the last csn (the reset pulse resets the rest).
+            have_csn <= 1'b0;
+            ack_rp   <= ack_wp;
+            cmd_rp   <= cmd_wp;
+        end
+        if (rst) begin
+            hdr_q       <= 256'd0;
+            beat_q      <= 16'd0;
+            e_end       <= 1'b0;
+            start_pulse <= 1'b0;
+            stop_pulse  <= 1'b0;
+            reset_pulse <= 1'b0;
+            ev_rx_bad_fcs <= 1'b0;
+            ev_rx_drop  <= 1'b0;
+            peer_mac    <= 48'hFFFF_FFFF_FFFF;
+            ack_wp      <= 0;
+            ack_rp      <= 0;
+            cmd_wp      <= 0;
+            cmd_rp      <= 0;
+            have_csn    <= 1'b0;
+            last_csn    <= 16'd0;
+        end
+    end
+
+endmodule
+
+`default_nettype wire

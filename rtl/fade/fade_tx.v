@@ -1,0 +1,280 @@
+// fade_tx: FADE-10G frame builder (the paper's Ethernet Sender) with delay adaptation.
+//
+// Between frames it takes, in this order: a packet from the descriptor manager (tx_avail: a
+// packet marked for retransmission, else the next unsent one), carrying the pending command
+// response if there is one; else a pending response alone in a RESP frame. Frames (no FCS, the
+// MAC adds it), 64-bit beats, byte 0 in tdata[7:0]:
+//   data/last: 40-byte header in beats 0..4, then 1,024 words from the packet RAM (beats
+//     5..1028, little-endian); a LAST packet sends its nwords valid words, zeros in the other
+//     slots, and nwords in beat 1028. 1,029 beats, tkeep all ones.
+//   resp: 30 bytes + 0xA5 filler to 60 bytes: 8 beats, tkeep 0x0F on the last.
+// Every data frame gets the next frame sequence number (tx_seq) and the current delay.
+//
+// Inter-frame delay: after the last beat of a frame is produced the builder waits `delay`
+// cycles, then 1 cycle to choose, then produces the first beat of the next frame (so with
+// delay = 0 there is one idle cycle between frames when the MAC is always ready).
+// Delay adaptation: every DA_WINDOW data frames, if more than DA_HI were retransmissions the
+// delay grows by DA_STEP (up to DA_MAX); if fewer than DA_LO, it shrinks by DA_STEP (down to
+// DA_MIN). It starts at DA_INIT after reset.
+//
+// Abort (the RESET command): a frame in progress ends on its next beat with tlast and
+// tuser[0] = 1, so the MAC sends it with a bad FCS (stomped) and the host never sees it.
+//
+// Latency: tx_take (choice) -> first beat valid on m_eth 2 cycles later. The RAM read of a word
+//   happens when the output register advances, so any m_eth_tready pattern is followed at one
+//   beat per cycle.
+// Parameters: N 2..6; DA_WINDOW 1..65535; DA_HI, DA_LO 0..65535; 0 <= DA_MIN <= DA_INIT <= DA_MAX
+//   < 2^16; DA_STEP >= 0.
+`default_nettype none
+`include "fade.vh"
+
+module fade_tx #(
+    parameter N = 4,
+    parameter DA_WINDOW = 64,
+    parameter DA_HI = 8,
+    parameter DA_LO = 1,
+    parameter DA_STEP = 16,
+    parameter DA_MIN = 0,
+    parameter DA_MAX = 4096,
+    parameter DA_INIT = 0
+) (
+    input  wire          clk,
+    input  wire          rst,
+    input  wire          tx_abort,
+
+    input  wire [47:0]   cfg_local_mac,
+    input  wire [47:0]   peer_mac,
+
+    input  wire          tx_avail,
+    input  wire [31:0]   tx_pkt,
+    input  wire [N-1:0]  tx_slot,
+    input  wire          tx_last,
+    input  wire [9:0]    tx_nwords,
+    input  wire [1:0]    tx_reason,
+    input  wire [15:0]   tx_seq,
+    output wire          tx_take,
+    output wire          tx_busy,
+    output wire [N-1:0]  tx_busy_slot,
+
+    input  wire          rsp_valid,
+    input  wire [15:0]   rsp_code,
+    input  wire [15:0]   rsp_csn,
+    input  wire [63:0]   rsp_value,
+    output wire          rsp_take,
+
+    output wire          ram_ren,
+    output wire [N+9:0]  ram_raddr,
+    input  wire [63:0]   ram_rdata,
+
+    output wire [63:0]   m_eth_tdata,
+    output reg  [7:0]    m_eth_tkeep,
+    output reg           m_eth_tvalid,
+    input  wire          m_eth_tready,
+    output reg           m_eth_tlast,
+    output reg  [0:0]    m_eth_tuser,
+
+    output reg  [15:0]   delay,
+    output reg           ev_tx_data,
+    output reg           ev_tx_early,
+    output reg           ev_tx_nack,
+    output reg           ev_tx_timeout,
+    output reg           ev_tx_resp
+);
+
+    generate
+        if (N < 2 || N > 6) begin : g_bad_n
+            PARAMETER_ERROR_N_must_be_2_to_6 u_error();
+        end
+        if (DA_WINDOW < 1 || DA_WINDOW > 65535 || DA_HI < 0 || DA_HI > 65535 || DA_LO < 0 || DA_LO > 65535 || DA_STEP < 0 || DA_MIN < 0 || DA_MIN > DA_INIT || DA_INIT > DA_MAX ||
+            DA_MAX > 65535) begin : g_bad_da
+            PARAMETER_ERROR_DA_parameters_need_WINDOW_1_to_65535_HI_LO_below_65536_and_0_le_MIN_le_INIT_le_MAX_lt_65536 u_error();
+        end
+    endgenerate
+
+    localparam [15:0] STEP = DA_STEP, DMIN = DA_MIN, DMAX = DA_MAX, DINIT = DA_INIT;
+    localparam [15:0] WIN = DA_WINDOW, HI = DA_HI, LO = DA_LO;
+    localparam [10:0] DATA_BEATS = 11'd1029, RESP_BEATS = 11'd8;
+    localparam [1:0]  R_NEW = 2'd0, R_EARLY = 2'd1, R_NACK = 2'd2;
+
+    reg          busy;          // producing the beats of a frame
+    reg          abort_q;       // end the frame in progress on its next beat
+    reg          is_resp;
+    reg          is_last;
+    reg  [10:0]  beat;          // next beat to produce
+    reg  [N-1:0] slot;
+    reg  [9:0]   nwords;
+    reg  [15:0]  f_seq, f_rcode, f_rcsn, f_delay;
+    reg  [31:0]  f_pkt;
+    reg  [63:0]  f_rval;
+    reg  [15:0]  gap;
+    reg  [15:0]  da_frames, da_retx;
+    reg  [63:0]  hdr_q;
+    reg          sel_ram;
+
+    wire choose  = !busy && gap == 16'd0 && !tx_abort;
+    assign tx_take  = choose && tx_avail;
+    assign rsp_take = (tx_take || (choose && rsp_valid)) && rsp_valid;
+    assign tx_busy      = busy && !is_resp;
+    assign tx_busy_slot = slot;
+
+    // Header bytes of the frame being sent, byte k in bits [8k+7:8k].
+    function [511:0] put;
+        input [511:0] v;
+        input integer off;
+        input integer len;
+        input [63:0] val;
+        integer j;
+        begin
+            put = v;
+            for (j = 0; j < len; j = j + 1) begin
+                put[8 * (off + j) +: 8] = val[8 * (len - 1 - j) +: 8];
+            end
+        end
+    endfunction
+
+    reg [511:0] hb;
+    always @* begin
+        hb = {64{`FADE_FILLER}};
+        hb = put(hb, `FADE_HEADER_DST_OFF, `FADE_HEADER_DST_LEN, {16'd0, peer_mac});
+        hb = put(hb, `FADE_HEADER_SRC_OFF, `FADE_HEADER_SRC_LEN, {16'd0, cfg_local_mac});
+        hb = put(hb, `FADE_HEADER_ETHERTYPE_OFF, `FADE_HEADER_ETHERTYPE_LEN, {48'd0, `FADE_ETHERTYPE});
+        hb = put(hb, `FADE_HEADER_VERSION_OFF, `FADE_HEADER_VERSION_LEN, {48'd0, `FADE_VERSION});
+        if (is_resp) begin
+            hb = put(hb, `FADE_RESP_TYPE_OFF, `FADE_RESP_TYPE_LEN, {48'd0, `FADE_TYPE_RESP});
+            hb = put(hb, `FADE_RESP_RESP_CMD_OFF, `FADE_RESP_RESP_CMD_LEN, {48'd0, f_rcode});
+            hb = put(hb, `FADE_RESP_RESP_CSN_OFF, `FADE_RESP_RESP_CSN_LEN, {48'd0, f_rcsn});
+            hb = put(hb, `FADE_RESP_RESP_VAL_OFF, `FADE_RESP_RESP_VAL_LEN, f_rval);
+        end else begin
+            hb = put(hb, `FADE_DATA_TYPE_OFF, `FADE_DATA_TYPE_LEN,
+                     {48'd0, is_last ? `FADE_TYPE_LAST : `FADE_TYPE_DATA});
+            hb = put(hb, `FADE_DATA_SEQ_OFF, `FADE_DATA_SEQ_LEN, {48'd0, f_seq});
+            hb = put(hb, `FADE_DATA_PKT_OFF, `FADE_DATA_PKT_LEN, {32'd0, f_pkt});
+            hb = put(hb, `FADE_DATA_DELAY_OFF, `FADE_DATA_DELAY_LEN, {48'd0, f_delay});
+            hb = put(hb, `FADE_DATA_RESP_CMD_OFF, `FADE_DATA_RESP_CMD_LEN, {48'd0, f_rcode});
+            hb = put(hb, `FADE_DATA_RESP_CSN_OFF, `FADE_DATA_RESP_CSN_LEN, {48'd0, f_rcsn});
+            hb = put(hb, `FADE_DATA_RESP_VAL_OFF, `FADE_DATA_RESP_VAL_LEN, f_rval);
+        end
+    end
+
+    // The data part starts on a beat boundary (FADE_DATA_DATA_OFF = 40 = 5 beats).
+    localparam [10:0] HDR_BEATS = `FADE_DATA_DATA_OFF / 8;
+    wire        adv       = !m_eth_tvalid || m_eth_tready;
+    wire        produce   = busy && adv;
+    wire [10:0] end_beat  = is_resp ? RESP_BEATS - 11'd1 : DATA_BEATS - 11'd1;
+    wire [9:0]  word      = beat[9:0] - HDR_BEATS[9:0];  // beats 5..1028 -> words 0..1023
+    wire        from_ram  = !is_resp && beat >= HDR_BEATS && !(is_last && word >= nwords);
+    assign ram_ren   = produce && from_ram && !abort_q;
+    assign ram_raddr = {slot, word};
+    assign m_eth_tdata = sel_ram ? ram_rdata : hdr_q;
+
+    wire [15:0] retx_total = da_retx + (tx_reason != R_NEW ? 16'd1 : 16'd0);
+
+    always @(posedge clk) begin
+        ev_tx_data    <= 1'b0;
+        ev_tx_early   <= 1'b0;
+        ev_tx_nack    <= 1'b0;
+        ev_tx_timeout <= 1'b0;
+        ev_tx_resp    <= 1'b0;
+        if (adv) m_eth_tvalid <= 1'b0;
+
+        if (!busy && gap != 16'd0) gap <= gap - 16'd1;
+
+        if (tx_take || (choose && rsp_valid)) begin
+            busy    <= 1'b1;
+            beat    <= 11'd0;
+            is_resp <= !tx_take;
+            is_last <= tx_last;
+            slot    <= tx_slot;
+            nwords  <= tx_nwords;
+            f_seq   <= tx_seq;
+            f_pkt   <= tx_pkt;
+            f_delay <= delay;
+            f_rcode <= rsp_valid ? rsp_code : `FADE_CMD_NONE;
+            f_rcsn  <= rsp_valid ? rsp_csn : 16'd0;
+            f_rval  <= rsp_valid ? rsp_value : 64'd0;
+        end
+        if (tx_take) begin
+            ev_tx_data    <= tx_reason == R_NEW;
+            ev_tx_early   <= tx_reason == R_EARLY;
+            ev_tx_nack    <= tx_reason == R_NACK;
+            ev_tx_timeout <= tx_reason == 2'd3;
+            if (da_frames + 16'd1 >= WIN) begin
+                da_frames <= 16'd0;
+                da_retx   <= 16'd0;
+                if (retx_total > HI) begin
+                    delay <= (delay > DMAX - STEP) ? DMAX : delay + STEP;
+                end else if (retx_total < LO) begin
+                    delay <= (delay < DMIN + STEP) ? DMIN : delay - STEP;
+                end
+            end else begin
+                da_frames <= da_frames + 16'd1;
+                da_retx   <= retx_total;
+            end
+        end else if (choose && rsp_valid) begin
+            ev_tx_resp <= 1'b1;
+        end
+
+        if (produce) begin
+            m_eth_tvalid <= 1'b1;
+            m_eth_tkeep  <= (is_resp && beat == end_beat) ? 8'h0F : 8'hFF;
+            m_eth_tlast  <= beat == end_beat || abort_q;
+            m_eth_tuser  <= abort_q;
+            sel_ram      <= from_ram && !abort_q;
+            if (beat < HDR_BEATS || is_resp) begin
+                hdr_q <= hb[64 * beat[2:0] +: 64];
+            end else if (beat == DATA_BEATS - 11'd1) begin
+                hdr_q <= {54'd0, nwords};          // LAST: the word count in the last slot
+            end else begin
+                hdr_q <= 64'd0;                    // LAST: unused word slots are sent as 0
+            end
+            beat <= beat + 11'd1;
+            if (beat == end_beat || abort_q) begin
+                busy    <= 1'b0;
+                abort_q <= 1'b0;
+                gap     <= abort_q ? 16'd0 : delay;
+            end
+        end
+
+        if (tx_abort) begin
+            abort_q   <= busy;
+            gap       <= 16'd0;
+            delay     <= DINIT;
+            da_frames <= 16'd0;
+            da_retx   <= 16'd0;
+        end
+
+        if (rst) begin
+            busy         <= 1'b0;
+            abort_q      <= 1'b0;
+            is_resp      <= 1'b0;
+            is_last      <= 1'b0;
+            beat         <= 11'd0;
+            slot         <= {N{1'b0}};
+            nwords       <= 10'd0;
+            f_seq        <= 16'd0;
+            f_pkt        <= 32'd0;
+            f_delay      <= 16'd0;
+            f_rcode      <= 16'd0;
+            f_rcsn       <= 16'd0;
+            f_rval       <= 64'd0;
+            gap          <= 16'd0;
+            delay        <= DINIT;
+            da_frames    <= 16'd0;
+            da_retx      <= 16'd0;
+            hdr_q        <= 64'd0;
+            sel_ram      <= 1'b0;
+            m_eth_tvalid <= 1'b0;
+            m_eth_tkeep  <= 8'h00;
+            m_eth_tlast  <= 1'b0;
+            m_eth_tuser  <= 1'b0;
+            ev_tx_data   <= 1'b0;
+            ev_tx_early  <= 1'b0;
+            ev_tx_nack   <= 1'b0;
+            ev_tx_timeout <= 1'b0;
+            ev_tx_resp   <= 1'b0;
+        end
+    end
+
+endmodule
+
+`default_nettype wire
