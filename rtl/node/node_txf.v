@@ -34,6 +34,13 @@
 //   the 1G line rate: segment k accepted no later than ts + cfg_release_ns + k * SEG_BYTES * 8 ns
 //   minus the FIFO latency below (the MAC's preamble adds 64 ns of margin), nor in
 //   store-and-forward (the read pipeline then delivers a segment per out_clk cycle).
+// Bad input: a segment at the head that is not a first segment while no frame is in progress
+//   is discarded (read out, nothing sent); a first segment while a frame is in progress is sent
+//   as a continuation of that frame (its first bit is not looked at). A frame whose last segment
+//   has bad = 1 is still sent whole, with tuser[0] = 1 on its tlast beat (the MAC stomps the
+//   FCS); an underrun is reported and marked as above. bytes = 0 or > SEG_BYTES is the sender's
+//   error (node_ht never produces it) and corrupts that frame's data. None of these stalls or
+//   locks up the output.
 // Events (clk): ev_frame pulses once per frame whose tlast beat was loaded into the output
 //   register, ev_underrun once per underrun frame. ASYNC = 1: carried by a pending counter and a
 //   sync_pulse each (none is lost; they arrive 3 to 6 clk cycles late).
