@@ -7,6 +7,9 @@
 //   e.g. a NACK's last byte on the pins -> retransmission's first byte on the pins: the MAC RX
 //   (FCS check, 3 cycles + frame tail) + fade_core (8) + MAC TX (1).
 // Throughput: line rate (data frames of 8,232 bytes + FCS back to back).
+// Bad input: frames the MAC marks bad (FCS, runt, oversize > 9,600 bytes, XGMII error) or
+//   discards are counted by the MAC; fade_core drops those and every foreign or malformed frame
+//   (ev_rx_bad_fcs, ev_rx_drop). The user side behaves as fade_core's.
 // Parameters: as fade_core.
 `default_nettype none
 

@@ -8,6 +8,9 @@
 //   in each adapter; on RX the core sees a 64-bit beat every 8 cycles.
 // Throughput: 1 Gb/s line rate: the core's TX runs at 1/8 of its beat rate (the adapter holds
 //   it back through m_eth_tready), so the inter-frame delay is in core cycles of 8 ns.
+// Bad input: frames the MAC marks bad (FCS, runt, oversize > 9,600 bytes, gmii_rx_er) or
+//   discards are counted by the MAC; fade_core drops those and every foreign or malformed frame
+//   (ev_rx_bad_fcs, ev_rx_drop). Different RX and TX clocks are not detected (see above).
 // Parameters: as fade_core.
 `default_nettype none
 

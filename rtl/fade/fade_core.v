@@ -29,6 +29,10 @@
 //   Timeout: resent TIMEOUT .. TIMEOUT + 2^N + 4 cycles after the previous transmission.
 // Throughput: data frames of 1,029 beats at one beat per cycle, one idle cycle between frames
 //   plus the current inter-frame delay.
+// Bad input: bad-FCS, foreign, malformed or unknown frames, and frames meeting a full FIFO, are
+//   dropped (ev_rx_drop); stale/duplicate ACKs are ignored (ev_ack_stale); ACK/NACK for a packet
+//   never sent or in the future is ignored (ev_proto_err). A silent host only fills the buffer
+//   (s_axis_tready low) and causes timeout retransmissions.
 // Parameters: N 2..6 (buffer 2^N packets = window); TIMEOUT cycles (16..2^28); DA_* delay
 //   adaptation (see fade_tx); ACK_FIFO, CMD_FIFO depths (powers of two, 2..256); PKT_INIT,
 //   SEQ_INIT first packet / frame sequence number after START (protocol: 0; tests: wrap-around).

@@ -31,6 +31,11 @@
 //   tx_avail with that packet 4 cycles later (the choice offered to the transmitter is a
 //   register, one cycle behind the descriptors). Freeing: one packet per cycle, except in the
 //   cycle an ACK's distance P - tail is computed.
+// Throughput: one user word per cycle while s_axis_tready is high; one ACK/NACK per 3 cycles
+//   (ack_ready only in the idle step), plus 1 cycle per slot scanned for early retransmission.
+// Bad input: ACK/NACK are checked (stale -> ev_ack_stale, never sent -> ev_proto_err, ignored;
+//   P - tail >= 2^31 counts as stale). START while not idle and STOP while not running are ignored.
+//   The transmitter is trusted: tx_take without tx_avail would still advance the send pointer.
 // Parameters: N 2..6; TIMEOUT 16..2^28 cycles; PKT_INIT, SEQ_INIT: first packet number and frame
 //   sequence number after START (0 in the protocol; other values only to test wrap-around).
 `default_nettype none

@@ -19,6 +19,9 @@
 //             pulses, ev_* and the FIFO outputs (ack_valid / cmd_valid of an empty FIFO) are
 //             valid 2 cycles after the tlast beat.
 // Throughput: always ready (the MAC RX has no tready): one beat per cycle, back-to-back frames.
+// Bad input: every frame failing a check is dropped and counted (above), never blocks the MAC.
+//   tkeep is assumed contiguous on tlast (only the frame length uses it). A repeated START still
+//   updates peer_mac from its source (no start_pulse).
 // Parameters: ACK_DEPTH, CMD_DEPTH: FIFO depths, powers of two 2..256.
 `default_nettype none
 `include "fade.vh"

@@ -23,6 +23,11 @@
 // Latency: tx_take (choice) -> first beat valid on m_eth 2 cycles later. The RAM read of a word
 //   happens when the output register advances, so any m_eth_tready pattern is followed at one
 //   beat per cycle.
+// Throughput: one beat per cycle while m_eth_tready is high; delay + 1 idle cycles between
+//   frames when the MAC is always ready.
+// Bad input: nothing is checked: tx_* (from fade_desc) and rsp_* are trusted and taken only at the
+//   choice; peer_mac and cfg_local_mac are read while the header beats are produced. tx_abort
+//   while idle only resets the delay adaptation (delay = DA_INIT).
 // Parameters: N 2..6; DA_WINDOW 1..65535; DA_HI, DA_LO 0..65535; 0 <= DA_MIN <= DA_INIT <= DA_MAX
 //   < 2^16; DA_STEP >= 0.
 `default_nettype none
