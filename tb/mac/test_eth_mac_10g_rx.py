@@ -273,6 +273,7 @@ async def idle_gaps_and_reset(dut):
         cases.append((body, (), False, True))
         rx.send(XgmiiFrame.from_raw_payload(body))
         await rx.drain(extra=r.randint(0, 5))
+    await ClockCycles(dut.clk, 40)  # the last frame leaves the MAC after the source goes idle
     check(rx, cases)
     rx.send(XgmiiFrame.from_raw_payload(good_body(r, 1000)))
     await ClockCycles(dut.clk, 40)
