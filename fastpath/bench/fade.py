@@ -18,24 +18,42 @@ median CPU per GB is reported, all values kept. Commands per second: user comman
 second thread of fade-recv while the stream runs at full rate (each checked: arg * 2 + 1), and
 the emulator's execution counter checked against them (exactly once).
 
+"Host path" rows (veth = "napi", appended after the five above): on veth a frame's receive
+processing runs in the sender's context, so the figures above charge the FADE receiver for the
+board's receive of every ACK and the TCP sender for TCP's receive path. In a second pair of
+namespaces each veth end gets TSO off, GRO on (veth then receives through NAPI) and threaded
+NAPI, so each end's receive work runs in its own kernel thread ("napi/<dev>-<id>", found by
+name, CPU from /proc/PID/schedstat). FADE (2^4, 2^8) and TCP ("tcp_wire": with TSO off it
+crosses the veth in MTU-sized frames, as on a wire) run there at 0 % loss; their
+cpu_s_per_gb_host_path = (receiving process + the host end's NAPI kthread) per GB, the board
+end's kthread (napi_board_cpu_s) left out for both.
+
 Writes {"runs": [{"transport", "loss_pct", "bytes", "goodput_gbps", "cpu_s_per_gb", "verified",
-"lost_words", "dup_words", "corrupt_words", ...}], "commands_per_s", ...} or {"skipped": reason}.
+"lost_words", "dup_words", "corrupt_words", "veth", ... (veth = "napi": "napi_host_cpu_s",
+"napi_host_cpu_s_per_gb", "napi_board_cpu_s", "cpu_s_per_gb_host_path")}], "commands_per_s",
+"fade_cpu_vs_tcp", "fade_cpu_vs_tcp_host_path", ...} or {"skipped": reason}.
 `python -m fastpath.bench.fade [--quick]` runs it alone.
 """
 from __future__ import annotations
 
 import argparse
+import ctypes
+import fcntl
+import glob
 import json
 import os
 import random
 import select
 import signal
+import socket
+import struct
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 from ..paths import ROOT
+from ..netns import in_netns
 from .gre_sw import _run, unavailable as _ns_unavailable
 
 HOST = ROOT / "host"
@@ -70,6 +88,42 @@ def build() -> None:
     _run(["make", "-s", "-C", str(HOST), "all"], timeout=300)
 
 
+_SIOCETHTOOL, _ETHTOOL_STSO, _ETHTOOL_SGRO = 0x8946, 0x1F, 0x2C
+
+
+def _ethtool(ns: str, dev: str, cmd: int, value: int) -> None:
+    """An ethtool "set" (struct ethtool_value) on dev in namespace ns, without ethtool(8)."""
+    with in_netns(ns):
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        ev = ctypes.create_string_buffer(struct.pack("II", cmd, value), 8)
+        ifr = struct.pack("16sP", dev.encode(), ctypes.addressof(ev)).ljust(40, b"\0")
+        fcntl.ioctl(s.fileno(), _SIOCETHTOOL, ifr)
+    finally:
+        s.close()
+
+
+def _napi_kthreads() -> dict:
+    """pid -> name of the threaded-NAPI kernel threads ("napi/<dev>-<id>")."""
+    out = {}
+    for path in glob.glob("/proc/[0-9]*/comm"):
+        try:
+            comm = Path(path).read_text().strip()
+        except OSError:
+            continue
+        if comm.startswith("napi/"):
+            out[path.split("/")[2]] = comm
+    return out
+
+
+def _task_cpu_s(pid: str) -> float:
+    """CPU time of a task so far (schedstat: nanoseconds on a CPU), 0 if it is gone."""
+    try:
+        return int(Path(f"/proc/{pid}/schedstat").read_text().split()[0]) / 1e9
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
 class Topology:
     """Two namespaces (board "e", host "h") joined by a veth pair with MTU 9000."""
 
@@ -98,6 +152,28 @@ class Topology:
             self.close()
             raise
         return self
+
+    def napi_mode(self) -> None:
+        """Each end's receive processing in its own kernel thread ("host path" accounting): TSO
+        off (frames cross the veth at most MTU-sized, as on a wire), GRO on (veth then receives
+        through NAPI instead of in the sender's context) and threaded NAPI; the NAPI kthreads this
+        creates are remembered per end (self.napi_threads["h"] / ["e"])."""
+        self.napi_threads = {}
+        for role, dev in (("h", "h0"), ("e", "e0")):
+            before = _napi_kthreads()
+            _ethtool(self.ns[role], dev, _ETHTOOL_STSO, 0)
+            _ethtool(self.ns[role], dev, _ETHTOOL_SGRO, 1)
+            _run(self.exec(role) + ["sh", "-c", f"echo 1 > /sys/class/net/{dev}/threaded"])
+            new = [pid for pid, comm in _napi_kthreads().items()
+                   if pid not in before and comm.startswith(f"napi/{dev}-")]
+            if not new:
+                raise RuntimeError(f"no NAPI kthread appeared for {dev}")
+            self.napi_threads[role] = new
+
+    def napi_cpu(self) -> dict:
+        """CPU seconds used so far by each end's NAPI kthreads (napi_mode())."""
+        return {role: sum(_task_cpu_s(pid) for pid in pids)
+                for role, pids in getattr(self, "napi_threads", {}).items()}
 
     def set_loss(self, pct: float) -> None:
         """Drop pct % of FADE frames arriving at each end (both directions), or none."""
@@ -204,12 +280,15 @@ def fade_run(topo: Topology, loss_pct: float, nbytes: int, commands: bool = Fals
     topo.set_loss(loss_pct)
     win = ["--window-log2", str(window_log2)]
     with Emulator(topo, win) as emu:
+        napi0 = topo.napi_cpu()
         r = receive(topo, nbytes, commands=commands, extra=win)
+        napi1 = topo.napi_cpu()
         e = emu.stop()
     dropped = topo.dropped()
     topo.set_loss(0)
     cpu = r["cpu_user_s"] + r["cpu_sys_s"]
     return {"transport": "fade", "loss_pct": loss_pct, "window_log2": window_log2,
+            **_host_path(cpu, r["bytes"], napi0, napi1),
             "cpu_s": round(cpu, 4), "cpu_setup_s": r["cpu_setup_s"],
             "ctx_switches_per_mb": round((r["vol_ctxsw"] + r["invol_ctxsw"]) / (r["bytes"] / 1e6), 2)
             if r["bytes"] else None,
@@ -229,6 +308,7 @@ def fade_run(topo: Topology, loss_pct: float, nbytes: int, commands: bool = Fals
 
 
 def tcp_run(topo: Topology, nbytes: int) -> dict:
+    napi0 = topo.napi_cpu()
     recv = subprocess.Popen(topo.exec("h") + [str(TCP), "--listen", str(TCP_PORT), "--verify"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -242,8 +322,10 @@ def tcp_run(topo: Topology, nbytes: int) -> dict:
         if recv.poll() is None:
             recv.kill()
     r = json.loads(out.strip().splitlines()[-1])
+    napi1 = topo.napi_cpu()
     cpu = r["cpu_user_s"] + r["cpu_sys_s"]
-    return {"transport": "tcp", "loss_pct": 0, "bytes": r["bytes"], "cpu_s": round(cpu, 4),
+    return {"transport": "tcp_wire" if napi1 else "tcp", "loss_pct": 0, "bytes": r["bytes"],
+            **_host_path(cpu, r["bytes"], napi0, napi1), "cpu_s": round(cpu, 4),
             "ctx_switches_per_mb": round((r["vol_ctxsw"] + r["invol_ctxsw"]) / (r["bytes"] / 1e6), 2)
             if r["bytes"] else None,
             "goodput_gbps": round(r["goodput_gbps"], 3),
@@ -254,12 +336,28 @@ def tcp_run(topo: Topology, nbytes: int) -> dict:
             "seconds": r["seconds"]}
 
 
-def _median_run(runs: list[dict]) -> dict:
+def _host_path(cpu: float, nbytes: int, napi0: dict, napi1: dict) -> dict:
+    """With napi_mode(): the receive processing of each end ran in that end's NAPI kthread
+    (measured over the run), so "host path" CPU = the receiving process + the host end's
+    kthread; the board end's (the emulator's receive of ACKs / TCP's sender side) is left out."""
+    if not napi1:
+        return {"veth": "default"}
+    host = napi1.get("h", 0) - napi0.get("h", 0)
+    board = napi1.get("e", 0) - napi0.get("e", 0)
+    gb = nbytes / 1e9 if nbytes else None
+    return {"veth": "napi", "napi_host_cpu_s": round(host, 4), "napi_board_cpu_s": round(board, 4),
+            "napi_host_cpu_s_per_gb": round(host / gb, 4) if gb else None,
+            "cpu_s_per_gb_host_path": round((cpu + host) / gb, 4) if gb else None}
+
+
+def _median_run(runs: list[dict], key: str = "cpu_s_per_gb") -> dict:
     """The run with the median CPU per GB (the machine is shared: single runs scatter)."""
-    ordered = sorted(runs, key=lambda r: r["cpu_s_per_gb"])
+    ordered = sorted(runs, key=lambda r: r[key])
     best = dict(ordered[len(ordered) // 2])
     best["reps"] = len(runs)
     best["cpu_s_per_gb_all"] = [r["cpu_s_per_gb"] for r in runs]
+    if key != "cpu_s_per_gb":
+        best[f"{key}_all"] = [r[key] for r in runs]
     best["goodput_gbps_all"] = [r["goodput_gbps"] for r in runs]
     best["verified"] = all(r["verified"] for r in runs)
     return best
@@ -288,7 +386,27 @@ def run(quick: bool = False) -> dict:
                 fade_run(topo, 5, nbytes // 4, window_log2=8)]
         cmd = fade_run(topo, 0, nbytes // 2, commands=True)
         cmd8 = fade_run(topo, 0, nbytes // 2, commands=True, window_log2=8)
+    # The same at 0 % loss with each end's receive work in its own NAPI kthread (TSO off, GRO
+    # on, threaded NAPI; TCP therefore crosses the veth in MTU-sized frames: "tcp_wire"), so
+    # the host's receive path can be counted for both transports and the board's is not:
+    # cpu_s_per_gb_host_path = (receiving process + the host end's NAPI kthread) per GB.
+    host_path, host_path_skipped = [], None
+    with Topology() as topo:
+        try:
+            topo.napi_mode()
+        except (RuntimeError, OSError) as e:  # no threaded NAPI / GRO on veth in this kernel
+            host_path_skipped = str(e)
+        if not host_path_skipped:
+            napi = {"fade4": [], "tcp": [], "fade8": []}
+            for _ in range(reps):
+                napi["fade4"].append(fade_run(topo, 0, nbytes))
+                napi["tcp"].append(tcp_run(topo, nbytes))
+                napi["fade8"].append(fade_run(topo, 0, nbytes, window_log2=8))
+            host_path = [_median_run(napi[k], "cpu_s_per_gb_host_path")
+                         for k in ("fade4", "tcp", "fade8")]
+    runs += host_path
     tcp = runs[2]["cpu_s_per_gb"]
+    tcp_hp = host_path[1]["cpu_s_per_gb_host_path"] if host_path else None
     return {"runs": runs, "commands_per_s": cmd["commands_per_s"],
             "commands": {"sent": cmd["commands"], "failed": cmd["commands_failed"],
                          "executed_by_board": cmd["commands_executed_by_board"],
@@ -299,9 +417,18 @@ def run(quick: bool = False) -> dict:
                                     "goodput_gbps_meanwhile": cmd8["goodput_gbps"]},
             "fade_cpu_vs_tcp": {f"window_2_{r['window_log2']}": round(r["cpu_s_per_gb"] / tcp, 3)
                                 for r in (runs[0], runs[3])} if tcp else None,
+            "fade_cpu_vs_tcp_host_path": {
+                f"window_2_{r['window_log2']}": round(r["cpu_s_per_gb_host_path"] / tcp_hp, 3)
+                for r in (host_path[0], host_path[2])} if tcp_hp else None,
             "cpu_counted": "the receiving process's user + system time (getrusage RUSAGE_SELF, all "
                            "its threads): FADE from START to the end of the stream (fade_open() "
                            "apart: cpu_setup_s), TCP from the accepted connection to EOF",
+            "host_path_skipped": host_path_skipped,
+            "cpu_counted_host_path": "rows with veth = napi: each end's receive processing runs in "
+                                     "its own threaded-NAPI kthread (TSO off, GRO on); "
+                                     "cpu_s_per_gb_host_path = (the receiving process + the host "
+                                     "end's NAPI kthread, schedstat) per GB; the board end's "
+                                     "kthread (napi_board_cpu_s) is not counted",
             "quick": quick, "cpus": os.cpu_count(), "loadavg_before": round(load, 2),
             "paper": PAPER}
 
@@ -309,12 +436,18 @@ def run(quick: bool = False) -> dict:
 def table(result: dict) -> str:
     if "skipped" in result:
         return f"fade skipped: {result['skipped']}"
-    lines = [f"{'transport':10} {'win':>4} {'loss':>5} {'MB':>7} {'Gb/s':>7} {'CPU s/GB':>9} {'CPU %':>6} "
+    lines = [f"{'transport':10} {'veth':>7} {'win':>4} {'loss':>5} {'MB':>7} {'Gb/s':>7} "
+             f"{'CPU s/GB':>9} {'+NAPI(h)':>9} {'host path':>9} {'CPU %':>6} "
              f"{'verified':>8} {'lost':>5} {'dup':>5} {'bad':>5} {'retx':>6}"]
     for r in result["runs"]:
         win = f"2^{r['window_log2']}" if "window_log2" in r else ""
-        lines.append(f"{r['transport']:10} {win:>4} {r['loss_pct']:>4}% {r['bytes'] / 1e6:>7.0f} "
-                     f"{r['goodput_gbps']:>7.3f} {r['cpu_s_per_gb']:>9.3f} {r['cpu_pct']:>6.1f} "
+        napi = r.get("napi_host_cpu_s_per_gb")
+        hp = r.get("cpu_s_per_gb_host_path")
+        lines.append(f"{r['transport']:10} {r.get('veth', 'default'):>7} {win:>4} {r['loss_pct']:>4}% "
+                     f"{r['bytes'] / 1e6:>7.0f} "
+                     f"{r['goodput_gbps']:>7.3f} {r['cpu_s_per_gb']:>9.3f} "
+                     f"{'' if napi is None else f'{napi:.3f}':>9} {'' if hp is None else f'{hp:.3f}':>9} "
+                     f"{r['cpu_pct']:>6.1f} "
                      f"{str(r['verified']):>8} {r['lost_words']:>5} {r['dup_words']:>5} "
                      f"{r['corrupt_words']:>5} {r.get('retransmissions', ''):>6}")
     for key, win in (("commands", "2^4"), ("commands_window_2_8", "2^8")):
@@ -326,6 +459,12 @@ def table(result: dict) -> str:
     if result.get("fade_cpu_vs_tcp"):
         lines.append("FADE CPU per GB / TCP's: " + ", ".join(
             f"window {k[7:].replace('_', '^')}: {v:.2f}" for k, v in result["fade_cpu_vs_tcp"].items()))
+    if result.get("host_path_skipped"):
+        lines.append(f"host path rows skipped: {result['host_path_skipped']}")
+    if result.get("fade_cpu_vs_tcp_host_path"):
+        lines.append("host path (process + host NAPI kthread), FADE / tcp_wire: " + ", ".join(
+            f"window {k[7:].replace('_', '^')}: {v:.2f}"
+            for k, v in result["fade_cpu_vs_tcp_host_path"].items()))
     p = result["paper"]
     lines.append(f"(veth in namespaces, {result['cpus']} CPUs shared, load average "
                  f"{result['loadavg_before']}; paper at 10G: {p['goodput_gbps']} Gb/s, "

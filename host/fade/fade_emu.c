@@ -5,7 +5,7 @@
  *   fade-emu -i IF [--mac MAC] [--window-log2 N] [--timeout-us US] [--step K] [--first V]
  *            [--last-words K] [--adapt-window W] [--adapt-hi PCT] [--adapt-lo PCT]
  *            [--delay-step CYC] [--delay-max CYC] [--delay-min CYC] [--clock-mhz F]
- *            [--batch B] [--seconds S] [--cpu C]
+ *            [--batch B] [--seconds S] [--cpu C] [--first-seq S]
  *
  * The same rules as the RTL core (docs/fade_host.md, "Protocol"):
  *  - accepts Ethertype 0xFADE, version 0x0100, destination = its MAC (broadcast for RESET);
@@ -428,7 +428,7 @@ static void usage(void)
     fprintf(stderr, "usage: fade-emu -i IF [--mac MAC] [--window-log2 N] [--timeout-us US] "
                     "[--step K] [--first V] [--last-words K] [--adapt-window W] [--adapt-hi PCT] "
                     "[--adapt-lo PCT] [--delay-step C] [--delay-max C] [--delay-min C] "
-                    "[--clock-mhz F] [--batch B] [--seconds S] [--cpu C]\n");
+                    "[--clock-mhz F] [--batch B] [--seconds S] [--cpu C] [--first-seq S]\n");
     exit(2);
 }
 
@@ -440,7 +440,7 @@ int main(int argc, char **argv)
         {"adapt-window", 1, 0, 'W'}, {"adapt-hi", 1, 0, 'H'}, {"adapt-lo", 1, 0, 'L'},
         {"delay-step", 1, 0, 'S'}, {"delay-max", 1, 0, 'X'}, {"delay-min", 1, 0, 'Y'},
         {"clock-mhz", 1, 0, 'c'}, {"batch", 1, 0, 'b'}, {"seconds", 1, 0, 's'},
-        {"cpu", 1, 0, 'C'}, {0, 0, 0, 0}};
+        {"cpu", 1, 0, 'C'}, {"first-seq", 1, 0, 'q'}, {0, 0, 0, 0}};
     const char *ifname = NULL;
     double seconds = 0, clock_mhz = 156.25;
     int opt, cpu = -1;
@@ -483,6 +483,7 @@ int main(int argc, char **argv)
         case 'b': E.batch = (unsigned)atoi(optarg); break;
         case 's': seconds = atof(optarg); break;
         case 'C': cpu = atoi(optarg); break;
+        case 'q': E.seq = (uint16_t)strtoul(optarg, NULL, 0); break;  /* tests: start near a wrap */
         default: usage();
         }
     }
