@@ -1,7 +1,8 @@
 """fastpath_node as a whole, at its GMII pins, through the fast Verilator harness
 (fastpath/sim/node_harness.py): randomized traffic scoreboarded against the reference model
 (fastpath.models.node), oversubscription and its drop accounting, ageing, bad input, pause,
-store-and-forward. The cocotb test of the top (tb/node/test_fastpath_node.py) covers the bus
+store-and-forward; the random traffic, bad input and latency tests also with 32-byte segments.
+The cocotb test of the top (tb/node/test_fastpath_node.py) covers the bus
 models, the host ports and the exact cut-through latency; this file is for volume.
 
 After every test: the buffer is empty (buf_status.free == SEGMENTS), no TX FIFO ever ran dry
@@ -14,31 +15,55 @@ from collections import Counter
 
 import pytest
 
-from fastpath import regs
+from fastpath import formats, regs
 from fastpath.models.node import NodeCfg, NodeModel, RxCfg, Scoreboard, Vlan
 from fastpath.models import node_budget, node_l2
 from fastpath.sim.node_harness import InFrame, NodeHarness
 
 PORTS = 4
-SEG_BYTES = 64
 SEGMENTS = 1024
 RM = regs.load("node")
-RELEASE_NS = node_budget.release_ns(SEG_BYTES, 200.0)      # 888 ns at 200 MHz
 # Cut-through, measured at the pins (SFD sampled in -> SFD sampled out): release_ns + 10 port
 # cycles, for every frame that finds its output idle (tb/node/test_fastpath_node.py explains it).
 CT_EXTRA_PS = 10 * 8000
 PORT_PS = 8000
 ETHERTYPE = 0x88B5
 
-R_BAD, R_OVERSIZE, R_OVERFLOW = 1, 2, 3
-R_VLAN, R_NO_DEST, R_RESERVED = 5, 6, 7
-R_BUFFER_FULL, R_QUEUE_FULL, R_PORT_THRESHOLD = 8, 9, 10
-R_UNDERRUN, R_INTERNAL = 14, 15
+# drop reasons (drops_count index), from the NoC header's one definition
+_R = formats.load("noc_header").const
+R_BAD, R_OVERSIZE, R_OVERFLOW = _R["reason_bad_frame"], _R["reason_oversize"], _R["reason_rx_overflow"]
+R_VLAN, R_NO_DEST, R_RESERVED = _R["reason_vlan"], _R["reason_no_dest"], _R["reason_reserved_mac"]
+R_BUFFER_FULL, R_QUEUE_FULL = _R["reason_buffer_full"], _R["reason_queue_full"]
+R_PORT_THRESHOLD, R_UNDERRUN, R_INTERNAL = _R["reason_port_threshold"], _R["reason_underrun"], _R["reason_internal"]
 
 
 @pytest.fixture(scope="module")
 def harness():
-    return NodeHarness(ports=PORTS, seg_bytes=SEG_BYTES, segments=SEGMENTS)
+    return NodeHarness(ports=PORTS, seg_bytes=64, segments=SEGMENTS)
+
+
+@pytest.fixture(scope="module")
+def harness32():
+    """SEG_BYTES = 32 (the issue allows it; the release time drops from 888 to 632 ns)."""
+    return NodeHarness(ports=PORTS, seg_bytes=32, segments=SEGMENTS)
+
+
+# The tests marked `seg` run on both segment sizes; the others on 64-byte segments only.
+SEGS = pytest.mark.parametrize("seg", [64, 32])
+
+
+def pick(request, seg: int) -> NodeHarness:
+    return request.getfixturevalue("harness" if seg == 64 else "harness32")
+
+
+def seg_bytes(h: NodeHarness) -> int:
+    return h.params["SEG_BYTES"]
+
+
+def release_ns(h: NodeHarness) -> int:
+    """The cut-through release time the tests program: the budget's bound at 200 MHz (888 ns for
+    64-byte segments, 632 ns for 32)."""
+    return node_budget.release_ns(seg_bytes(h), 200.0)
 
 
 # ---- frames ------------------------------------------------------------------------------------
@@ -101,7 +126,7 @@ def counter(res, reg: str, port: int) -> int:
 
 
 def run(h: NodeHarness, frames: list[InFrame], writes=(), drain_ps: int = 5_000_000, reads=()):
-    writes = [(RM.offset("release_ns"), RELEASE_NS), *writes]
+    writes = [(RM.offset("release_ns"), release_ns(h)), *writes]
     res = h.run(frames, writes=writes, reads=STATUS_READS + list(reads), drain_ps=drain_ps,
                 end_ps=100_000_000_000)          # a safety net: the run stops when drained
     # every port saw all of its frames
@@ -157,11 +182,11 @@ STATIONS = [(0, 1, False), (0, 1, False), (1, 10, False), (1, 10, False),
             (3, 10, False), (3, 1, True), (3, 20, True), (3, 10, True)]
 
 
-def vlan_config():
+def vlan_config(seg: int):
     writes = vlan_writes(VLANS)
     for p in range(PORTS):
         writes.append((RM.offset("port_cfg", p), port_cfg(trunk=(TRUNK >> p) & 1, pvid=PVID[p])))
-    rx = RxCfg(ports=PORTS, seg_bytes=SEG_BYTES, port_trunk=TRUNK, pvid=PVID, vlans=VLANS)
+    rx = RxCfg(ports=PORTS, seg_bytes=seg, port_trunk=TRUNK, pvid=PVID, vlans=VLANS)
     return writes, rx
 
 
@@ -206,15 +231,16 @@ def random_frame(g: Frames, r: random.Random, src: int) -> bytes:
     return g.make(da, mac(0x100 + i), size, vid=vid if tagged else None, pcp=pcp)
 
 
-@pytest.mark.parametrize("seed", [1, 2])
-def test_random_traffic(harness, seed):
+@pytest.mark.parametrize("seed,seg", [(1, 64), (2, 64), (3, 32)])
+def test_random_traffic(request, seed, seg):
     """Every port at full load in bursts: unicast after learning, floods, VLANs (access, trunk,
     native VLANs, membership, tag insert/strip), 64..1522 bytes. Every frame reaches exactly the
     ports it should, unchanged but for the configured VLAN edit, in order per (input, output,
     priority); nothing is dropped but by the VLAN and no-destination rules, counted exactly."""
+    harness = pick(request, seg)
     r = random.Random(seed)
     g = Frames(seed + 100)
-    writes, rx = vlan_config()
+    writes, rx = vlan_config(seg)
     frames: list[InFrame] = []
     t0 = learning_phase(g, frames)
     # rounds: every port sends a burst of 2..16 frames at line rate (all ports at once, so the
@@ -233,7 +259,7 @@ def test_random_traffic(harness, seed):
         t += 2 * longest
     res = run(harness, frames, writes)
 
-    model = NodeModel(NodeCfg(ports=PORTS, seg_bytes=SEG_BYTES, rx=rx))
+    model = NodeModel(NodeCfg(ports=PORTS, seg_bytes=seg, rx=rx))
     sb = Scoreboard(model, by_prio=True)
     for _, f in sfd_order(frames, res):
         sb.send(f.port, f.data)
@@ -301,7 +327,7 @@ def test_oversubscription(harness, limit):
         writes = [(RM.offset("buf_reserve"), SEGMENTS - 96)]
     res = run(harness, frames, writes, drain_ps=5_000_000)
 
-    model = NodeModel(NodeCfg(ports=PORTS, seg_bytes=SEG_BYTES))
+    model = NodeModel(NodeCfg(ports=PORTS, seg_bytes=seg_bytes(harness)))
     sb = Scoreboard(model)
     for _, f in sfd_order(frames, res):
         sb.send(f.port, f.data)
@@ -384,10 +410,12 @@ def test_ageing_l2_read(harness):
 
 # ---- bad input ----------------------------------------------------------------------------------------
 
-def test_bad_input(harness):
+@SEGS
+def test_bad_input(request, seg):
     """Bad FCS, PHY errors, runts and oversize frames never leave as good frames: one that fits
     in one segment is dropped and counted; a longer one, already leaving in cut-through, leaves
     with a stomped FCS and is counted. Good frames around them pass untouched."""
+    harness = pick(request, seg)
     g = Frames(7)
     frames = [InFrame(p, p * 2_000_000, g.make(BCAST, mac(p), 64)) for p in range(PORTS)]
     t = 10_000_000
@@ -402,14 +430,14 @@ def test_bad_input(harness):
         f = g.make(mac(1), mac(0), n + 4)
         frames.append(InFrame(0, t, good))
         frames.append(InFrame(0, t, f, bad_fcs=fcs, rx_er=er))
-        bad.append((f, n > SEG_BYTES))
+        bad.append((f, n > seg))
         t += 30_000_000
     frames.append(InFrame(0, t, g.make(mac(1), mac(0), 200)))
     res = run(harness, frames)
     single = sum(1 for _, multi in bad if not multi)
     multi = [f for f, m in bad if m]
     # good frames all arrive, exactly
-    model = NodeModel(NodeCfg(ports=PORTS, seg_bytes=SEG_BYTES))
+    model = NodeModel(NodeCfg(ports=PORTS, seg_bytes=seg_bytes(harness)))
     sb = Scoreboard(model)
     bad_set = {f for f, _ in bad}
     for _, f in sfd_order(frames, res):
@@ -421,9 +449,12 @@ def test_bad_input(harness):
     assert len(stomped) == len(multi), (len(stomped), len(multi))
     for p in (0, 2, 3):
         assert all(o.ok for o in res.tx[p])
-    # the stomped copies carry the frame's bytes (the oversize one cut at MAX_BYTES = 1518)
+    # the stomped copies carry the frame's bytes (the oversize one cut at MAX_BYTES = 1518; a
+    # runt longer than one 32-byte segment padded to 60 bytes by the TX MAC)
     for o, f in zip(stomped, multi):
-        assert len(o.data) == min(len(f), 1518) and o.data == f[:len(o.data)]
+        want = f[:1518]
+        assert len(o.data) == max(len(want), 60) and o.data[:len(want)] == want
+        assert o.data[len(want):] == bytes(len(o.data) - len(want))
     # the short ones are dropped, the long ones stomped: all counted (see test_bad_forwarded_counted)
     assert drops(res, R_BAD) >= single
 
@@ -465,7 +496,7 @@ def test_pause(harness):
         frames.append(InFrame(1, t0, g.make(mac(3), mac(1), 500)))
     # the pins are quiet during the pause: drain for longer than it lasts
     res = run(harness, frames, drain_ps=quanta * 512 * 1000 + 20_000_000)
-    model = NodeModel(NodeCfg(ports=PORTS, seg_bytes=SEG_BYTES))
+    model = NodeModel(NodeCfg(ports=PORTS, seg_bytes=seg_bytes(harness)))
     sb = Scoreboard(model)
     order = sfd_order(frames, res)
     for _, f in order:
@@ -485,17 +516,19 @@ def test_pause(harness):
     # port 3 ran at line rate during the pause, its frames as early as the release time allows
     assert to3[-1].sfd_ps < pause_end
     lat3 = to3[0].sfd_ps - rx_t[to3[0].data]
-    assert lat3 == RELEASE_NS * 1000 + CT_EXTRA_PS, lat3
+    assert lat3 == release_ns(harness) * 1000 + CT_EXTRA_PS, lat3
     gaps = {b.sfd_ps - a.sfd_ps for a, b in zip(to3, to3[1:])}
     assert gaps == {wire_ps(500 - 4)}, gaps
 
 
 # ---- latency: cut-through constant, store-and-forward grows with size ---------------------------------
 
-def test_latency_ct_and_saf(harness):
+@SEGS
+def test_latency_ct_and_saf(request, seg):
     """Port 1 in store-and-forward, port 2 cut-through. Cut-through: every frame leaves
     release_ns + 10 port cycles after it arrived, whatever its size, also with a tag inserted.
     Store-and-forward: the latency grows by 8 ns per byte."""
+    harness = pick(request, seg)
     g = Frames(9)
     writes = vlan_writes([Vlan(True, 1, 0b1111), Vlan(True, 10, 0b1110)])
     writes += [(RM.offset("port_cfg", 2), port_cfg(trunk=1, pvid=1)),
@@ -521,7 +554,7 @@ def test_latency_ct_and_saf(harness):
         if mode == "ct_tag":
             assert outs[0].data == f[:12] + bytes.fromhex("8100000a") + f[12:]
         lat[mode, n] = outs[0].sfd_ps - rx_t[f]
-    ct = RELEASE_NS * 1000 + CT_EXTRA_PS
+    ct = release_ns(harness) * 1000 + CT_EXTRA_PS
     for n in sizes:
         assert lat["ct", n] == ct, (n, lat["ct", n])
         assert lat["ct_tag", n] == ct, (n, lat["ct_tag", n])

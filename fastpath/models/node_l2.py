@@ -22,13 +22,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-# NoC header reason codes (docs/formats/noc_header.md).
-REASON_NONE = 0
-REASON_BAD_FRAME = 1
-REASON_PORT_DISABLED = 4
-REASON_VLAN = 5
-REASON_NO_DEST = 6
-REASON_RESERVED_MAC = 7
+from .. import formats
+
+# NoC header reason codes, from their one definition (rtl/node/noc_header.fmt.toml).
+_NOC = formats.load("noc_header").const
+REASON_NONE = _NOC["reason_none"]
+REASON_BAD_FRAME = _NOC["reason_bad_frame"]
+REASON_PORT_DISABLED = _NOC["reason_port_disabled"]
+REASON_VLAN = _NOC["reason_vlan"]
+REASON_NO_DEST = _NOC["reason_no_dest"]
+REASON_RESERVED_MAC = _NOC["reason_reserved_mac"]
 
 # Host command opcodes and response status codes of node_l2_table.
 OP_READ, OP_WRITE, OP_INSERT, OP_FLUSH_ALL, OP_FLUSH_PORT = range(5)

@@ -567,16 +567,17 @@ module fastpath_node #(
         end
     endgenerate
 
-    integer i;
+    // one loop variable per process: a variable written by two processes has two drivers
+    integer i, e;
     reg [7:0] n_bad, n_overflow, n_trunc, n_underrun, n_copy;
     always @* begin
         n_bad = 8'd0; n_overflow = 8'd0; n_trunc = 8'd0; n_underrun = 8'd0; n_copy = 8'd0;
-        for (i = 0; i < NOUT; i = i + 1) begin
-            n_bad      = n_bad      + {7'd0, ev_rx_bad[i]} + {7'd0, ev_rx_bad_fwd[i]};
-            n_overflow = n_overflow + {7'd0, ev_rx_overflow[i]};
-            n_trunc    = n_trunc    + {7'd0, ev_rx_trunc[i]};
-            n_underrun = n_underrun + {7'd0, ev_tx_underrun[i]};
-            n_copy     = n_copy     + {7'd0, ev_drop_copy[i]};
+        for (e = 0; e < NOUT; e = e + 1) begin
+            n_bad      = n_bad      + {7'd0, ev_rx_bad[e]} + {7'd0, ev_rx_bad_fwd[e]};
+            n_overflow = n_overflow + {7'd0, ev_rx_overflow[e]};
+            n_trunc    = n_trunc    + {7'd0, ev_rx_trunc[e]};
+            n_underrun = n_underrun + {7'd0, ev_tx_underrun[e]};
+            n_copy     = n_copy     + {7'd0, ev_drop_copy[e]};
         end
     end
 
