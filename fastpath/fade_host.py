@@ -28,7 +28,8 @@ class Options(ctypes.Structure):
     _fields_ = [("buf_log2", ctypes.c_uint), ("window_log2", ctypes.c_uint),
                 ("ring_version", ctypes.c_uint), ("ring_block_kib", ctypes.c_uint),
                 ("ring_blocks", ctypes.c_uint), ("no_reset", ctypes.c_int),
-                ("rx_cpu", ctypes.c_int), ("no_tx_ring", ctypes.c_int)]
+                ("rx_cpu", ctypes.c_int), ("no_tx_ring", ctypes.c_int),
+                ("poll_mode", ctypes.c_int), ("inplace", ctypes.c_int)]
 
 
 class Ptrs(ctypes.Structure):
@@ -38,7 +39,7 @@ class Ptrs(ctypes.Structure):
 
 COUNTERS = ["frames", "data", "dups", "future", "no_space", "idle_data", "foreign", "bad_version",
             "bad_frame", "resets_sent", "acks_sent", "ack_send_fail", "responses",
-            "stale_responses", "cmds_sent", "cmd_retries", "kernel_drops", "bytes"]
+            "stale_responses", "cmds_sent", "cmd_retries", "kernel_drops", "bytes", "inplace"]
 
 
 class Counters(ctypes.Structure):
@@ -68,7 +69,7 @@ def lib() -> ctypes.CDLL:
         for name, args in [("fade_start", [vp, u]), ("fade_stop", [vp, u]), ("fade_reset", [vp]),
                            ("fade_set_wakeup", [vp, sz]),
                            ("fade_read_ptrs", [vp, ctypes.POINTER(Ptrs), i]),
-                           ("fade_write_ptrs", [vp, sz]),
+                           ("fade_write_ptrs", [vp, sz]), ("fade_poll", [vp, i]),
                            ("fade_user_cmd", [vp, ctypes.c_uint16, ctypes.c_uint32, u, u,
                                               ctypes.POINTER(ctypes.c_uint64)])]:
             getattr(L, name).argtypes = args
@@ -101,13 +102,16 @@ def parse_mac(mac: str) -> bytes:
 class Board:
     """One front-end board: fade_open() ... fade_close(). Not for use after close()."""
 
-    def __init__(self, ifname: str, mac: str, *, buf_log2: int = 12, window_log2: int = 4,
-                 ring_version: int = 3, reset: bool = True, rx_cpu: int = -1):
+    def __init__(self, ifname: str, mac: str, *, buf_log2: int = 0, window_log2: int = 4,
+                 ring_version: int = 3, reset: bool = True, rx_cpu: int = -1,
+                 poll_mode: bool = False):
+        """buf_log2 0: the library's default (from the window); poll_mode: no receive thread,
+        read() / poll() handle the frames (docs/fade_host.md)."""
         L = lib()
         o = Options()
         L.fade_options_default(ctypes.byref(o))
         o.buf_log2, o.window_log2, o.ring_version = buf_log2, window_log2, ring_version
-        o.no_reset, o.rx_cpu = int(not reset), rx_cpu
+        o.no_reset, o.rx_cpu, o.poll_mode = int(not reset), rx_cpu, int(poll_mode)
         err = ctypes.create_string_buffer(256)
         self._f = L.fade_open(ifname.encode(), parse_mac(mac), ctypes.byref(o), err, len(err))
         if not self._f:
@@ -141,6 +145,12 @@ class Board:
         """The available bytes, in place (valid until consume()); empty on timeout."""
         p = self.read_ptrs(timeout_ms)
         return memoryview(self._buf).cast("B")[p.tail:p.tail + p.avail]
+
+    def poll(self, timeout_ms: int = 0) -> int:
+        """Poll mode: handle the frames that arrived (ACKs out); how many."""
+        ret = lib().fade_poll(self._f, timeout_ms)
+        _check(ret, "poll")
+        return ret
 
     def consume(self, nbytes: int) -> None:
         _check(lib().fade_write_ptrs(self._f, nbytes), "WRITEPTRS")

@@ -119,15 +119,26 @@ def topo(built):
         yield t
 
 
-@pytest.mark.parametrize("loss_pct,nbytes", [(0, 96 << 20), (5, 24 << 20)])
-def test_stream_end_to_end(topo, loss_pct, nbytes):
+@pytest.mark.parametrize("loss_pct,nbytes,mode", [
+    (0, 96 << 20, "inplace"), (5, 32 << 20, "inplace"), (0, 48 << 20, "poll"),
+    (5, 32 << 20, "poll"), (5, 32 << 20, "poll-v2"), (0, 48 << 20, "threaded"),
+    (5, 32 << 20, "threaded")])
+def test_stream_end_to_end(topo, loss_pct, nbytes, mode):
+    """inplace: fade-recv's default, libfade in poll mode (the reading thread handles the
+    frames, the command thread reads its responses itself) reading in-order packets in place
+    from the RX ring (out-of-order ones through the buffer); poll: poll mode reading the
+    receiver buffer; poll-v2: that with the TPACKET_V2 ring (responses in the ring, no response
+    socket); threaded: libfade's receive thread."""
     from fastpath.bench import fade
     topo.set_loss(loss_pct)
+    extra = {"inplace": [], "poll": ["--poll-mode", "--no-inplace"],
+             "poll-v2": ["--poll-mode", "--ring", "v2"], "threaded": ["--threaded"]}[mode]
     # frame sequence numbers from 60000: the stream crosses 2^16 (wrap) and runs through the
     # half 2^15..2^16 - 1, where a held response frame once made the host ACK out of order
     with fade.Emulator(topo, ["--first-seq", "60000"]) as emu:
-        r = fade.receive(topo, nbytes, commands=True, timeout=60)
+        r = fade.receive(topo, nbytes, commands=True, timeout=60, extra=extra)
         e = emu.stop()
+    assert r["poll_mode"] == (mode != "threaded") and r["inplace"] == (mode == "inplace"), r
     dropped = topo.dropped()
     assert r["rc"] == 0, r
     assert r["eos"] == 1 and r["verified"] is True and r["bytes"] >= nbytes, r
@@ -140,6 +151,12 @@ def test_stream_end_to_end(topo, loss_pct, nbytes):
     assert e["starts"] == 1 and e["stops"] == 1
     c = r["counters"]
     assert c["future"] == 0 and c["bad_frame"] == 0 and c["bad_version"] == 0
+    if mode == "inplace":  # read in place, the rest (out of order, response frames) copied
+        assert 0 < c["inplace"] < c["data"], c
+        if not loss_pct:  # (copied: what arrives while the application reads copied data)
+            assert c["inplace"] > c["data"] // 5, c
+    else:
+        assert c["inplace"] == 0, c
     if loss_pct:
         assert dropped["h"] > 0 and dropped["e"] > 0, dropped  # both directions lost frames
         assert e["retx"] > 0 and c["dups"] > 0, (e, c)
@@ -165,7 +182,8 @@ def test_host_path_accounting(built):
     assert c["verified"] and c["transport"] == "tcp_wire" and c["napi_host_cpu_s"] > 0, c
 
 
-def test_python_binding_end_to_end(topo):
+@pytest.mark.parametrize("poll_mode", [False, True])
+def test_python_binding_end_to_end(topo, poll_mode):
     import numpy as np
 
     from fastpath.bench import fade
@@ -174,7 +192,7 @@ def test_python_binding_end_to_end(topo):
 
     with fade.Emulator(topo, ["--step", "3", "--first", "1000", "--last-words", "5"]) as emu:
         with in_netns(topo.ns["h"]):
-            board = Board("h0", fade.BOARD_MAC, buf_log2=8)
+            board = Board("h0", fade.BOARD_MAC, buf_log2=8, poll_mode=poll_mode)
         with board:
             assert board.buf_len == 256 * 8192
             board.set_wakeup(64 * 1024)
@@ -260,3 +278,36 @@ def test_unknown_board_is_reset_and_bad_frames_counted(topo):
             c = board.counters()
         emu.stop()
     assert c["bad_version"] == 1 and c["bad_frame"] == 2 and c["frames"] == 3, c
+
+
+@pytest.mark.parametrize("ring_version", [2, 3])
+def test_poll_mode_commands_while_not_reading(topo, ring_version):
+    """Poll mode, nobody reading, the receiver buffer full (buffer = window): a command (and
+    STOP) from the application still gets its response, also with the V2 ring, where the
+    response waits in the ring behind data frames that have no room in the buffer."""
+    from fastpath.bench import fade
+    from fastpath.bench.gre_sw import in_netns
+    from fastpath.fade_host import Board
+
+    with fade.Emulator(topo, ["--last-words", "3"]) as emu:
+        with in_netns(topo.ns["h"]):
+            board = Board("h0", fade.BOARD_MAC, buf_log2=4, ring_version=ring_version,
+                          poll_mode=True)
+        with board:
+            board.start()
+            for i in range(5):
+                time.sleep(0.02)  # the board fills the buffer and waits for it
+                assert board.command(0x100, i, retries=5, timeout_ms=100) == 2 * i + 1
+            got = 0
+            board.stop()
+            deadline = time.monotonic() + 10
+            while not board.eos and time.monotonic() < deadline:
+                view = board.read(timeout_ms=100)
+                n = len(view)
+                view.release()
+                board.consume(n)
+                got += n
+            c = board.counters()
+        e = emu.stop()
+    assert board.eos and got % 8192 == 24 and got == c["bytes"], (got, c)
+    assert e["cmd_exec"] == 5 and c["future"] == 0

@@ -6,15 +6,21 @@ happens:
     board ns  e0 (02:00:00:00:fa:02, 198.18.250.2) <--veth--> h0 (02:00:00:00:fa:01, 198.18.250.1)  host ns
 
 `host/build/fade-emu` (the software front-end board) runs in the board namespace and streams the
-test pattern at full speed; `host/build/fade-recv` (libfade) receives it in the host namespace,
-verifies every word and reports goodput and its own CPU time (user + sys from getrusage, all
-its threads: receive thread, reader, command thread), from START to the end of the stream
+test pattern at full speed; `host/build/fade-recv` (libfade; by default in poll mode, reading
+in-order packets in place from the RX ring) receives it in the host namespace, verifies every
+word and reports goodput and its own CPU time (user + sys from getrusage, all its threads: the
+reader, the command thread, and the receive thread in the threaded mode), from START to the end
+of the stream
 (fade_open() apart, as cpu_setup_s). Loss is injected with nftables in both directions: a netdev ingress
 rule `ether type 0xfade numgen random mod 1000 < 10 * LOSS_PCT drop` on each end. The same number
 of bytes then goes over TCP on the same veth (`host/build/fade-tcp`, receiver in the host
 namespace, CPU time of the receiver from the accepted connection to EOF). At 0 % loss FADE
-(windows 2^4 and 2^8) and TCP run interleaved, 3 times each (1 with --quick); the run with the
-median CPU per GB is reported, all values kept. Commands per second: user commands sent back to back from a
+(windows 2^4 and 2^8; libfade in poll mode, and with its receive thread: "threaded_runs") and
+TCP run interleaved, 3 times each (1 with --quick); the run with the median CPU per GB is
+reported, all values kept. With 2 CPUs or more the board side (fade-emu, the TCP sender) is
+pinned to one CPU and the receiver (fade-recv, the TCP receiver) to another, for every
+transport alike ("pinning"): the board is hardware on a real system and must not compete with
+the host for a CPU. Commands per second: user commands sent back to back from a
 second thread of fade-recv while the stream runs at full rate (each checked: arg * 2 + 1), and
 the emulator's execution counter checked against them (exactly once).
 
@@ -29,9 +35,11 @@ cpu_s_per_gb_host_path = (receiving process + the host end's NAPI kthread) per G
 end's kthread (napi_board_cpu_s) left out for both.
 
 Writes {"runs": [{"transport", "loss_pct", "bytes", "goodput_gbps", "cpu_s_per_gb", "verified",
+"receive" ("poll" / "threaded"), "buf_bytes",
 "lost_words", "dup_words", "corrupt_words", "veth", ... (veth = "napi": "napi_host_cpu_s",
 "napi_host_cpu_s_per_gb", "napi_board_cpu_s", "cpu_s_per_gb_host_path")}], "commands_per_s",
-"fade_cpu_vs_tcp", "fade_cpu_vs_tcp_host_path", ...} or {"skipped": reason}.
+"fade_cpu_vs_tcp", "fade_cpu_vs_tcp_host_path", "threaded_runs", "fade_threaded_cpu_vs_tcp",
+"pinning", ...} or {"skipped": reason}.
 `python -m fastpath.bench.fade [--quick]` runs it alone.
 """
 from __future__ import annotations
@@ -213,13 +221,30 @@ class Topology:
         return ["ip", "netns", "exec", self.ns[role]]
 
 
-class Emulator:
-    """fade-emu in the board namespace; counters() snapshots (SIGUSR1), stop() the final ones."""
+def cpu_pair() -> tuple[int, int] | None:
+    """(board CPU, host CPU): the first two CPUs this process may run on; None with fewer.
+    The board is hardware on a real system and must not compete with the host for a CPU, so
+    the bench runs the software board (fade-emu, the TCP sender) on one and the receiver
+    (fade-recv, the TCP receiver) on the other, for every transport alike."""
+    cpus = sorted(os.sched_getaffinity(0))
+    return (cpus[0], cpus[1]) if len(cpus) >= 2 else None
 
-    def __init__(self, topo: Topology, extra: list[str] | None = None):
+
+def _on_cpu(cpu: int | None):
+    """preexec_fn pinning the child (and what it execs) to one CPU, or None."""
+    if cpu is None:
+        return None
+    return lambda: os.sched_setaffinity(0, {cpu})
+
+
+class Emulator:
+    """fade-emu in the board namespace; counters() snapshots (SIGUSR1), stop() the final ones.
+    cpu: pin it to that CPU."""
+
+    def __init__(self, topo: Topology, extra: list[str] | None = None, cpu: int | None = None):
         cmd = topo.exec("e") + [str(EMU), "-i", "e0"] + (extra or [])
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     text=True)
+                                     text=True, preexec_fn=_on_cpu(cpu))
         line = self._line(10.0)
         if not line.startswith("ready"):
             self.proc.kill()
@@ -259,13 +284,15 @@ class Emulator:
 
 
 def receive(topo: Topology, nbytes: int, *, commands: bool = False, extra: list[str] | None = None,
-            timeout: float = 120) -> dict:
-    """One fade-recv run (verifying) in the host namespace; its JSON line (exit code in "rc")."""
+            timeout: float = 120, cpu: int | None = None) -> dict:
+    """One fade-recv run (verifying) in the host namespace (pinned to `cpu`); its JSON line
+    (exit code in "rc"). fade-recv runs libfade in poll mode unless extra has --threaded."""
     cmd = topo.exec("h") + [str(RECV), "-i", "h0", "-m", BOARD_MAC, "--verify",
                             "--bytes", str(nbytes)]
     if commands:
         cmd.append("--commands")
-    proc = subprocess.run(cmd + (extra or []), capture_output=True, text=True, timeout=timeout)
+    proc = subprocess.run(cmd + (extra or []), capture_output=True, text=True, timeout=timeout,
+                          preexec_fn=_on_cpu(cpu))
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
     if not lines:
         raise RuntimeError(f"fade-recv failed ({proc.returncode}): {proc.stderr.strip()}")
@@ -276,18 +303,22 @@ def receive(topo: Topology, nbytes: int, *, commands: bool = False, extra: list[
 
 
 def fade_run(topo: Topology, loss_pct: float, nbytes: int, commands: bool = False,
-             window_log2: int = 4) -> dict:
+             window_log2: int = 4, pin: tuple[int, int] | None = None,
+             threaded: bool = False) -> dict:
+    """pin: (board CPU, host CPU); threaded: libfade's receive thread instead of poll mode."""
     topo.set_loss(loss_pct)
     win = ["--window-log2", str(window_log2)]
-    with Emulator(topo, win) as emu:
+    with Emulator(topo, win, cpu=pin[0] if pin else None) as emu:
         napi0 = topo.napi_cpu()
-        r = receive(topo, nbytes, commands=commands, extra=win)
+        r = receive(topo, nbytes, commands=commands, cpu=pin[1] if pin else None,
+                    extra=win + (["--threaded"] if threaded else []))
         napi1 = topo.napi_cpu()
         e = emu.stop()
     dropped = topo.dropped()
     topo.set_loss(0)
     cpu = r["cpu_user_s"] + r["cpu_sys_s"]
     return {"transport": "fade", "loss_pct": loss_pct, "window_log2": window_log2,
+            "receive": "threaded" if threaded else "poll", "buf_bytes": r.get("buf_bytes"),
             **_host_path(cpu, r["bytes"], napi0, napi1),
             "cpu_s": round(cpu, 4), "cpu_setup_s": r["cpu_setup_s"],
             "ctx_switches_per_mb": round((r["vol_ctxsw"] + r["invol_ctxsw"]) / (r["bytes"] / 1e6), 2)
@@ -307,16 +338,22 @@ def fade_run(topo: Topology, loss_pct: float, nbytes: int, commands: bool = Fals
             "frames_dropped_by_rules": dropped, "host_counters": r["counters"]}
 
 
-def tcp_run(topo: Topology, nbytes: int) -> dict:
+def tcp_run(topo: Topology, nbytes: int, pin: tuple[int, int] | None = None) -> dict:
+    """pin: (sender CPU, receiver CPU), as the board and fade-recv in fade_run()."""
     napi0 = topo.napi_cpu()
     recv = subprocess.Popen(topo.exec("h") + [str(TCP), "--listen", str(TCP_PORT), "--verify"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=_on_cpu(pin[1] if pin else None))
     try:
         ready = recv.stdout.readline()
         if not ready.startswith("ready"):
             raise RuntimeError(f"fade-tcp did not listen: {recv.stderr.read()}")
-        _run(topo.exec("e") + [str(TCP), "--connect", f"{HOST_IP}:{TCP_PORT}",
-                               "--bytes", str(nbytes)], timeout=120)
+        send = subprocess.run(topo.exec("e") + [str(TCP), "--connect", f"{HOST_IP}:{TCP_PORT}",
+                                                "--bytes", str(nbytes)],
+                              capture_output=True, text=True, timeout=120,
+                              preexec_fn=_on_cpu(pin[0] if pin else None))
+        if send.returncode:
+            raise RuntimeError(f"fade-tcp sender: exit {send.returncode}: {send.stderr.strip()}")
         out, err = recv.communicate(timeout=60)
     finally:
         if recv.poll() is None:
@@ -371,21 +408,27 @@ def run(quick: bool = False) -> dict:
     nbytes = 256 << 20 if quick else 1 << 30
     reps = 1 if quick else 3
     load = os.getloadavg()[0]
+    pin = cpu_pair()
     with Topology() as topo:
-        # 0 % loss: FADE at the core's default window (2^4) and at 2^8, and TCP, interleaved,
-        # each `reps` times (the median run is reported, all values kept)
-        same = {"fade4": [], "tcp": [], "fade8": []}
+        # 0 % loss: FADE at the core's default window (2^4) and at 2^8 (libfade in poll mode,
+        # and with its receive thread: "threaded"), and TCP, interleaved, each `reps` times (the
+        # median run is reported, all values kept)
+        same = {"fade4": [], "fade4t": [], "tcp": [], "fade8": [], "fade8t": []}
         for _ in range(reps):
-            same["fade4"].append(fade_run(topo, 0, nbytes))
-            same["tcp"].append(tcp_run(topo, nbytes))
-            same["fade8"].append(fade_run(topo, 0, nbytes, window_log2=8))
+            same["fade4"].append(fade_run(topo, 0, nbytes, pin=pin))
+            same["fade4t"].append(fade_run(topo, 0, nbytes, pin=pin, threaded=True))
+            same["tcp"].append(tcp_run(topo, nbytes, pin=pin))
+            same["fade8"].append(fade_run(topo, 0, nbytes, window_log2=8, pin=pin))
+            same["fade8t"].append(fade_run(topo, 0, nbytes, window_log2=8, pin=pin,
+                                           threaded=True))
         runs = [_median_run(same["fade4"]),
-                fade_run(topo, 5, nbytes // 4),
+                fade_run(topo, 5, nbytes // 4, pin=pin),
                 _median_run(same["tcp"]),
                 _median_run(same["fade8"]),
-                fade_run(topo, 5, nbytes // 4, window_log2=8)]
-        cmd = fade_run(topo, 0, nbytes // 2, commands=True)
-        cmd8 = fade_run(topo, 0, nbytes // 2, commands=True, window_log2=8)
+                fade_run(topo, 5, nbytes // 4, window_log2=8, pin=pin)]
+        threaded = [_median_run(same["fade4t"]), _median_run(same["fade8t"])]
+        cmd = fade_run(topo, 0, nbytes // 2, commands=True, pin=pin)
+        cmd8 = fade_run(topo, 0, nbytes // 2, commands=True, window_log2=8, pin=pin)
     # The same at 0 % loss with each end's receive work in its own NAPI kthread (TSO off, GRO
     # on, threaded NAPI; TCP therefore crosses the veth in MTU-sized frames: "tcp_wire"), so
     # the host's receive path can be counted for both transports and the board's is not:
@@ -399,9 +442,9 @@ def run(quick: bool = False) -> dict:
         if not host_path_skipped:
             napi = {"fade4": [], "tcp": [], "fade8": []}
             for _ in range(reps):
-                napi["fade4"].append(fade_run(topo, 0, nbytes))
-                napi["tcp"].append(tcp_run(topo, nbytes))
-                napi["fade8"].append(fade_run(topo, 0, nbytes, window_log2=8))
+                napi["fade4"].append(fade_run(topo, 0, nbytes, pin=pin))
+                napi["tcp"].append(tcp_run(topo, nbytes, pin=pin))
+                napi["fade8"].append(fade_run(topo, 0, nbytes, window_log2=8, pin=pin))
             host_path = [_median_run(napi[k], "cpu_s_per_gb_host_path")
                          for k in ("fade4", "tcp", "fade8")]
     runs += host_path
@@ -417,6 +460,12 @@ def run(quick: bool = False) -> dict:
                                     "goodput_gbps_meanwhile": cmd8["goodput_gbps"]},
             "fade_cpu_vs_tcp": {f"window_2_{r['window_log2']}": round(r["cpu_s_per_gb"] / tcp, 3)
                                 for r in (runs[0], runs[3])} if tcp else None,
+            "threaded_runs": threaded,
+            "fade_threaded_cpu_vs_tcp": {
+                f"window_2_{r['window_log2']}": round(r["cpu_s_per_gb"] / tcp, 3)
+                for r in threaded} if tcp else None,
+            "pinning": {"board_cpu": pin[0], "host_cpu": pin[1]} if pin else
+                       f"not pinned: fewer than 2 CPUs ({len(os.sched_getaffinity(0))})",
             "fade_cpu_vs_tcp_host_path": {
                 f"window_2_{r['window_log2']}": round(r["cpu_s_per_gb_host_path"] / tcp_hp, 3)
                 for r in (host_path[0], host_path[2])} if tcp_hp else None,
@@ -459,6 +508,11 @@ def table(result: dict) -> str:
     if result.get("fade_cpu_vs_tcp"):
         lines.append("FADE CPU per GB / TCP's: " + ", ".join(
             f"window {k[7:].replace('_', '^')}: {v:.2f}" for k, v in result["fade_cpu_vs_tcp"].items()))
+    if result.get("fade_threaded_cpu_vs_tcp"):
+        lines.append("with libfade's receive thread (--threaded) instead of poll mode: " + ", ".join(
+            f"window 2^{r['window_log2']}: {r['cpu_s_per_gb']:.3f} s/GB ({r['goodput_gbps']:.2f} Gb/s)"
+            for r in result["threaded_runs"]) + "; / TCP's: " + ", ".join(
+            f"{v:.2f}" for v in result["fade_threaded_cpu_vs_tcp"].values()))
     if result.get("host_path_skipped"):
         lines.append(f"host path rows skipped: {result['host_path_skipped']}")
     if result.get("fade_cpu_vs_tcp_host_path"):
@@ -466,6 +520,9 @@ def table(result: dict) -> str:
             f"window {k[7:].replace('_', '^')}: {v:.2f}"
             for k, v in result["fade_cpu_vs_tcp_host_path"].items()))
     p = result["paper"]
+    pin = result.get("pinning")
+    lines.append("board (fade-emu, TCP sender) on CPU {board_cpu}, receiver on CPU {host_cpu}".format(**pin)
+                 if isinstance(pin, dict) else str(pin))
     lines.append(f"(veth in namespaces, {result['cpus']} CPUs shared, load average "
                  f"{result['loadavg_before']}; paper at 10G: {p['goodput_gbps']} Gb/s, "
                  f"{p['cpu_pct']} % CPU, ~{p['commands_per_s']} commands/s)")

@@ -10,10 +10,19 @@
  * thread that ACKs every data packet; and the receiver packet buffer (fade_core.c) in a memfd
  * mapped twice back to back.
  *
- * Locking: `lock` protects the receive state (fade_rx, the held frames) and the counters. The
- * receive thread takes it once per ring block; the application takes it in read_ptrs /
- * write_ptrs / get_counters; the data bytes between tail and head belong to the application and
- * are read without the lock. `resp_lock` protects the pending command (taken briefly, also by
+ * Poll mode (option poll_mode): no receive thread; the threads calling fade_read_ptrs() /
+ * fade_read_span() / fade_poll() handle the ring themselves (poll_step()) and sleep in poll()
+ * on the sockets (and an eventfd another thread wakes them with when it made progress for
+ * them); a command thread reads its response itself. Reading in place (option inplace): packets
+ * that arrive in order stay in the RX ring and are handed to the application as spans; their
+ * ring block goes back to the kernel when the last span in it is released.
+ *
+ * Locking: `lock` protects the receive state (fade_rx, the held frames, the spans) and the
+ * counters. The receive thread takes it once per ring block; the application takes it in
+ * read_ptrs / write_ptrs / get_counters; the data bytes between tail and head belong to the
+ * application and are read without the lock. In poll mode `rx_lock` (taken before `lock`)
+ * serializes the handling of the rings, the response socket, the held frames and the ACK TX
+ * ring between the threads that call in. `resp_lock` protects the pending command (taken briefly, also by
  * the receive thread inside `lock`; never the other way round). `cmd_lock` serializes commands:
  * one in flight per board, which is what makes the board's "same csn -> do not execute again"
  * rule give exactly-once execution.
@@ -35,6 +44,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -118,6 +128,31 @@ struct fade {
     int drop_held;         /* START / RESET: the held frames belong to the old stream */
     int seq_valid;         /* seq of the last data frame from the board handled (both paths) */
     uint16_t last_seq;
+    /* poll mode (no receive thread): the threads calling fade_read_ptrs() / fade_poll() /
+     * commands handle the frames themselves, one at a time (rx_lock: the rings, the response
+     * socket, the held frames, the ACK TX ring). `events` counts progress (data, end of stream,
+     * a response); a thread that made progress while another sleeps in poll() (`sleepers`)
+     * wakes it through the eventfd `kickfd`. */
+    int poll_mode;
+    pthread_mutex_t rx_lock;
+    int kickfd;
+    unsigned events;
+    int sleepers;
+    int readers;           /* threads in fade_read_ptrs() / fade_read_span() / fade_poll() */
+    int retry_soon;        /* ACKs wait for kernel memory or frames are held (for the sleepers:
+                            * tx_unsent and nheld are rx_lock's) */
+    uintptr_t last_reader; /* the last thread to leave one of them (this_thread()) ... */
+    uint64_t reader_ns;    /* ... and when */
+    /* reading in place (option inplace: poll mode, V3): in-order packets stay in the RX ring;
+     * `spans` (FIFO, under both rx_lock and lock) are their words, in stream order, all older
+     * than any unread byte of the receiver buffer; a ring block goes back to the kernel once the
+     * application has released its last span (block_refs). cur_block: the block being handled
+     * (-1: none, or the frame is not in the ring). */
+    int inplace;
+    int cur_block;
+    struct span { const uint8_t *data; uint32_t len; uint32_t block; } *spans;
+    unsigned span_first, nspans, span_cap;
+    unsigned *block_refs;
 };
 
 /* ---- boards opened in this process (frames from them are not "unknown") ---------------------- */
@@ -185,10 +220,24 @@ static struct timespec deadline_in(unsigned ms)
     return ts;
 }
 
+/* Poll mode: something a waiting thread may wait for happened (data, end of stream, response,
+ * reset); wake the threads sleeping in poll() (never the caller: it is not sleeping). */
+static void progress(struct fade *f)
+{
+    static const uint64_t one = 1;
+    if (f->kickfd < 0)
+        return;
+    __atomic_fetch_add(&f->events, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&f->sleepers, __ATOMIC_SEQ_CST) > 0 &&
+        write(f->kickfd, &one, sizeof(one)) < 0) {
+        /* EAGAIN: the counter is already non-zero, the sleepers will see it */
+    }
+}
+
 void fade_options_default(struct fade_options *o)
 {
     memset(o, 0, sizeof(*o));
-    o->buf_log2 = 12;
+    o->buf_log2 = 0;   /* from the window (fade_open) */
     o->window_log2 = 4;
     o->ring_version = 3;
     o->ring_block_kib = 0;  /* from the window (ring_geometry) */
@@ -251,6 +300,7 @@ static void got_response(struct fade *f, const struct fade_frame *fr)
     pthread_mutex_unlock(&f->resp_lock);
     if (match) {
         pthread_cond_broadcast(&f->cmd_cv);
+        progress(f);
         f->c.responses++;
     } else {
         f->c.stale_responses++;
@@ -274,11 +324,12 @@ static void reset_foreign(struct fade *f, const uint8_t mac[6])
 
 /* One frame of the ring, lock held. Returns 1 if an ACK was queued in f->acks[*nacks]. */
 static void handle_frame(struct fade *f, const uint8_t *d, size_t len, unsigned *nacks,
-                         int take_resp)
+                         int take_resp, int ring_block)
 {
     struct fade_frame fr;
     enum fade_kind k = fade_parse(d, len, &fr);
     enum fade_rx_verdict v;
+    int skipped = 0;
 
     if (len < 12 || memcmp(fr.src, f->board, 6) != 0) {
         f->c.foreign++;
@@ -310,7 +361,15 @@ static void handle_frame(struct fade *f, const uint8_t *d, size_t len, unsigned 
         f->c.idle_data++;
         return;
     }
-    v = fade_rx_data(&f->rx, &fr);
+    v = fade_rx_data_ex(&f->rx, &fr, ring_block >= 0 && f->nspans < f->span_cap, &skipped);
+    if (skipped && fr.nwords) {  /* read in place: the ring block stays the application's */
+        struct span *sp = &f->spans[(f->span_first + f->nspans++) % f->span_cap];
+        sp->data = fr.words;
+        sp->len = fr.nwords * 8u;
+        sp->block = (uint32_t)ring_block;
+        f->block_refs[ring_block]++;
+        f->c.inplace++;
+    }
     if ((v == FADE_RX_NEW || v == FADE_RX_DUP) && *nacks < MAX_ACKS) {
         fade_build_ack(f->acks[*nacks], f->board, f->self, FADE_TYPE_ACK, fr.seq, fr.pkt, fr.delay);
         (*nacks)++;
@@ -423,7 +482,7 @@ static void release_held(struct fade *f, struct batch *b, int all, uint16_t seq,
             !(f->seq_valid && h->seq == (uint16_t)(f->last_seq + 1)) &&
             !(now && now - h->ns > HELD_MAX_NS))
             break;
-        handle_frame(f, h->frame, h->len, &b->nacks, 0);
+        handle_frame(f, h->frame, h->len, &b->nacks, 0, -1);
         f->held_first = (f->held_first + 1) % MAX_HELD;
         f->nheld--;
     }
@@ -438,7 +497,7 @@ static void batch_frame(struct fade *f, struct batch *b, const uint8_t *hdr, siz
         return;
     if (f->nheld && board_data_seq(f, hdr + mac_off, snaplen, &seq))
         release_held(f, b, 0, seq, 0);  /* held frames sent before this one go first */
-    handle_frame(f, hdr + mac_off, snaplen, &b->nacks, 1);
+    handle_frame(f, hdr + mac_off, snaplen, &b->nacks, 1, f->cur_block);
 }
 
 /* Wakes the reader only when what it waits for is there (avail >= wakeup, or the end of the
@@ -451,6 +510,8 @@ static void batch_end(struct fade *f, struct batch *b)
     wake_data = f->waiters && (head != b->head_before || eos != b->eos_before) &&
                 (head - f->rx.tail >= f->wakeup || eos);
     sync_counters(f);
+    if (head != b->head_before || eos != b->eos_before)
+        progress(f);
     pthread_mutex_unlock(&f->lock);
     if (wake_data)
         pthread_cond_broadcast(&f->data_cv);
@@ -460,10 +521,10 @@ static void batch_end(struct fade *f, struct batch *b)
  * they arrive: the response is delivered at once; RESP frames are done with; a DATA / LAST
  * frame is held until the ring frames sent before it are handled (or handled at once when the
  * last data frame handled was its predecessor). */
-static void rx_control(struct fade *f)
+static int rx_control(struct fade *f, int hold_all)
 {
     struct batch b;
-    int any = 0;
+    int any = 0, held = 0;
     for (;;) {
         struct sockaddr_ll from;
         socklen_t fl = sizeof(from);
@@ -482,8 +543,9 @@ static void rx_control(struct fade *f)
             continue;
         if (board_data_seq(f, f->cbuf, len, &seq) &&
             (fade_parse(f->cbuf, len, &fr) == FADE_K_DATA || fr.kind == FADE_K_LAST) &&
-            !(f->seq_valid && seq == (uint16_t)(f->last_seq + 1) && !f->nheld)) {
+            (hold_all || !(f->seq_valid && seq == (uint16_t)(f->last_seq + 1) && !f->nheld))) {
             struct held *h;
+            held = 1;
             if (fr.resp_cmd != FADE_CMD_NONE)
                 got_response(f, &fr);
             if (f->drop_held) {  /* START / RESET since: the held frames were the old stream's */
@@ -498,7 +560,7 @@ static void rx_control(struct fade *f)
             h->len = (uint32_t)len;
             memcpy(h->frame, f->cbuf, len);
         } else {
-            handle_frame(f, f->cbuf, len, &b.nacks, 1);
+            handle_frame(f, f->cbuf, len, &b.nacks, 1, -1);
         }
     }
     if (any) {
@@ -506,6 +568,9 @@ static void rx_control(struct fade *f)
         if (b.nacks)
             send_acks(f, b.nacks);
     }
+    if (held && hold_all)
+        progress(f);  /* the reader handles (and ACKs) it */
+    return any;
 }
 
 /* Held frames whose predecessors never came (lost, or the stream paused): handle them. */
@@ -519,54 +584,93 @@ static void expire_held(struct fade *f)
         send_acks(f, b.nacks);
 }
 
-static void wait_for_frames(struct fade *f)
+/* Sleep in poll() on the ring socket and the response socket (and, in poll mode, the eventfd
+ * other threads wake us with) until a frame arrives, at most max_ms (-1: no limit) and at most
+ * 20 ms (2 ms while ACKs wait for kernel memory or frames are held: retried / expired then). */
+static void wait_for_frames(struct fade *f, int max_ms, int ring)
 {
-    struct pollfd p[2] = {{.fd = f->fd, .events = POLLIN | POLLERR},
-                          {.fd = f->cfd, .events = POLLIN | POLLERR}};
-    int timeout = 20;
-    if (f->tx_unsent)  /* ACKs the kernel had no room for: retry soon */
+    struct pollfd p[3];
+    int n = 0, c = -1, k = -1, timeout = 20;
+    if (ring)  /* not: a command thread while a reader handles the ring */
+        p[n++] = (struct pollfd){.fd = f->fd, .events = POLLIN | POLLERR};
+    if (f->cfd >= 0) {
+        c = n;
+        p[n++] = (struct pollfd){.fd = f->cfd, .events = POLLIN | POLLERR};
+    }
+    if (f->kickfd >= 0) {
+        k = n;
+        p[n++] = (struct pollfd){.fd = f->kickfd, .events = POLLIN};
+    }
+    if (!f->poll_mode && f->tx_unsent)  /* ACKs the kernel had no room for: retry soon (poll
+                                          * mode: poll_step() does, under rx_lock) */
         tx_kick(f);
-    if (f->tx_unsent || __atomic_load_n(&f->nheld, __ATOMIC_RELAXED))
+    if (f->poll_mode ? __atomic_load_n(&f->retry_soon, __ATOMIC_RELAXED)
+                     : f->tx_unsent || __atomic_load_n(&f->nheld, __ATOMIC_RELAXED))
         timeout = 2;
-    if (poll(p, f->cfd >= 0 ? 2 : 1, timeout) > 0 && f->cfd >= 0 && p[1].revents)
-        f->cfd_ready = 1;
+    if (max_ms >= 0 && max_ms < timeout)
+        timeout = max_ms;
+    if (poll(p, (nfds_t)n, timeout) > 0) {
+        if (c >= 0 && p[c].revents)
+            __atomic_store_n(&f->cfd_ready, 1, __ATOMIC_RELAXED);
+        if (k >= 0 && p[k].revents) {
+            uint64_t v;
+            if (read(f->kickfd, &v, sizeof(v)) < 0) {
+                /* EAGAIN: another sleeper read it first */
+            }
+        }
+    }
 }
 
-/* TPACKET_V3: the kernel hands over whole blocks (full, or after the retire timer). */
-static void rx_block(struct fade *f)
+/* The response socket: when poll() said so, and after every block while a command waits
+ * (`waiting`; no syscall per block otherwise). Frames handled. hold_all: a command thread
+ * while a reader handles the ring: it takes the responses, and leaves the data of the frames
+ * (and their ACKs) to the reader: ACKs sent from two threads (two CPUs) can overtake each
+ * other on the way (per-CPU backlogs, per-CPU NIC queues), which makes the board retransmit
+ * early. */
+static int check_control(struct fade *f, int waiting, int hold_all)
+{
+    if (f->cfd >= 0 && (__atomic_exchange_n(&f->cfd_ready, 0, __ATOMIC_RELAXED) || waiting))
+        return rx_control(f, hold_all);
+    return 0;
+}
+
+static int cmd_pending(struct fade *f)
+{
+    return __atomic_load_n(&f->pend_cmd, __ATOMIC_RELAXED) != FADE_CMD_NONE;
+}
+
+/* TPACKET_V3: the kernel hands over whole blocks (full, or after the retire timer). One block
+ * if there is one: its number of frames; -1 if the kernel has not handed the next one over. */
+static int rx_block(struct fade *f)
 {
     struct tpacket_block_desc *bd = (void *)(f->ring + (size_t)f->block * f->block_size);
     struct tpacket3_hdr *h;
     struct batch b;
     unsigned i, n;
-    /* the response socket: when poll() said so, and after every block while a command waits
-     * (no syscall per block otherwise) */
-    if (f->cfd >= 0 && (f->cfd_ready || __atomic_load_n(&f->pend_cmd, __ATOMIC_RELAXED) !=
-                                           FADE_CMD_NONE)) {
-        f->cfd_ready = 0;
-        rx_control(f);
-    }
-    if (!(__atomic_load_n(&bd->hdr.bh1.block_status, __ATOMIC_ACQUIRE) & TP_STATUS_USER)) {
-        if (__atomic_load_n(&f->nheld, __ATOMIC_RELAXED))
-            expire_held(f);
-        wait_for_frames(f);
-        return;
-    }
+    if (!(__atomic_load_n(&bd->hdr.bh1.block_status, __ATOMIC_ACQUIRE) & TP_STATUS_USER) ||
+        (f->inplace && f->block_refs[f->block]))  /* handled, still read in place */
+        return -1;
     n = bd->hdr.bh1.num_pkts;
     h = (void *)((uint8_t *)bd + bd->hdr.bh1.offset_to_first_pkt);
     batch_begin(f, &b);
+    f->cur_block = f->inplace ? (int)f->block : -1;
     for (i = 0; i < n; i++) {
         batch_frame(f, &b, (const uint8_t *)h, sizeof(struct tpacket3_hdr), h->tp_mac,
                     h->tp_snaplen);
         h = (void *)((uint8_t *)h + h->tp_next_offset);
     }
+    f->cur_block = -1;
     if (f->nheld)  /* the block had the held frame's predecessors */
         release_held(f, &b, 0, f->last_seq, 0);
     batch_end(f, &b);
-    __atomic_store_n(&bd->hdr.bh1.block_status, TP_STATUS_KERNEL, __ATOMIC_RELEASE);
+    /* back to the kernel, unless the application reads some of it in place (then the last
+     * fade_release_span() of it returns it) */
+    if (!f->inplace || !f->block_refs[f->block])
+        __atomic_store_n(&bd->hdr.bh1.block_status, TP_STATUS_KERNEL, __ATOMIC_RELEASE);
     f->block = (f->block + 1) % f->blocks;
     if (b.nacks)
         send_acks(f, b.nacks);
+    return (int)n;
 }
 
 /* TPACKET_V2: every frame has its own status word, seen as soon as the kernel wrote it. */
@@ -576,15 +680,14 @@ static struct tpacket2_hdr *v2_frame(struct fade *f, unsigned i)
                     (size_t)(i % f->per_block) * f->frame_size);
 }
 
-static void rx_frames(struct fade *f)
+/* Up to 64 frames: how many; -1 if there is none. */
+static int rx_frames(struct fade *f)
 {
     struct tpacket2_hdr *h = v2_frame(f, f->frame);
     struct batch b;
-    unsigned n = 0, first = f->frame;
-    if (!(__atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE) & TP_STATUS_USER)) {
-        wait_for_frames(f);
-        return;
-    }
+    unsigned n = 0, first = f->frame, handled;
+    if (!(__atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE) & TP_STATUS_USER))
+        return -1;
     batch_begin(f, &b);
     while (n < 64 && (__atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE) & TP_STATUS_USER)) {
         batch_frame(f, &b, (const uint8_t *)h, sizeof(struct tpacket2_hdr), h->tp_mac,
@@ -594,12 +697,101 @@ static void rx_frames(struct fade *f)
         h = v2_frame(f, f->frame);
     }
     batch_end(f, &b);
+    handled = n;
     while (n--) {
         __atomic_store_n(&v2_frame(f, first)->tp_status, TP_STATUS_KERNEL, __ATOMIC_RELEASE);
         first = (first + 1) % f->frames;
     }
     if (b.nacks)
         send_acks(f, b.nacks);
+    return (int)handled;
+}
+
+/* The kernel has handed over the next ring block (V3) or frame (V2). */
+static int ring_ready(struct fade *f)
+{
+    if (f->v2)
+        return !!(__atomic_load_n(&v2_frame(f, f->frame)->tp_status, __ATOMIC_ACQUIRE) &
+                  TP_STATUS_USER);
+    return (__atomic_load_n(&((struct tpacket_block_desc *)(f->ring + (size_t)f->block *
+                                                             f->block_size))
+                                 ->hdr.bh1.block_status,
+                            __ATOMIC_ACQUIRE) &
+            TP_STATUS_USER) &&
+           !(f->inplace && f->block_refs[f->block]);
+}
+
+/* The next ring batch: a V3 block or up to 64 V2 frames; frames, or -1 if none is there. */
+static int rx_ring(struct fade *f)
+{
+    return f->v2 ? rx_frames(f) : rx_block(f);
+}
+
+/* Poll mode: the receiver buffer has no room for another window of packets. */
+static int buffer_full(struct fade *f)
+{
+    uint64_t used;
+    pthread_mutex_lock(&f->lock);
+    used = fade_rx_head(&f->rx) - f->rx.tail;
+    pthread_mutex_unlock(&f->lock);
+    return used + ((uint64_t)FADE_PACKET_BYTES << f->rx.win_log2) > f->buf_len;
+}
+
+/* Poll mode: everything the kernel has handed over, without sleeping (ring: at most 64 ring
+ * batches, taking rx_lock for each, so a command thread gets in between); frames handled. The
+ * response socket is read when poll() saw it readable, or always by the thread waiting for a
+ * response (cmd): not by the reader on every call. */
+static int poll_step(struct fade *f, int cmd, int ring)
+{
+    int n, r = 0, i;
+    pthread_mutex_lock(&f->rx_lock);
+    n = check_control(f, cmd, !ring);
+    for (i = 0; ring && i < 64 && r >= 0; i++) {
+        if (i) {
+            pthread_mutex_unlock(&f->rx_lock);
+            pthread_mutex_lock(&f->rx_lock);
+        }
+        /* leave the frames in the ring while the buffer is full (they would be dropped); not
+         * for a thread waiting for a response: with V2 it may be in the ring behind them */
+        if (!cmd && buffer_full(f))
+            break;
+        /* while a command waits, a response frame sent before this block's frames may be in
+         * the response socket: take it first (held), so the ACKs keep the board's order */
+        if (f->cfd >= 0 && ring_ready(f) && cmd_pending(f))
+            n += check_control(f, 1, 0);
+        r = rx_ring(f);
+        if (r > 0)
+            n += r;
+    }
+    if (ring && __atomic_load_n(&f->nheld, __ATOMIC_RELAXED))
+        expire_held(f);
+    if (ring && f->tx_unsent)
+        tx_kick(f);
+    __atomic_store_n(&f->retry_soon, f->tx_unsent || f->nheld, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&f->rx_lock);
+    return n;
+}
+
+/* Poll mode: sleep until a frame arrives or max_ms passed, unless another thread made
+ * progress since `ev` (f->events read after this thread's last look at its condition). */
+static void poll_wait(struct fade *f, unsigned ev, int max_ms, int ring)
+{
+    __atomic_fetch_add(&f->sleepers, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&f->events, __ATOMIC_SEQ_CST) == ev)
+        wait_for_frames(f, max_ms, ring);
+    __atomic_fetch_sub(&f->sleepers, 1, __ATOMIC_SEQ_CST);
+}
+
+/* Milliseconds left until `end` (now_ns() time; 0: no limit -> -1), at least 1; 0 if past. */
+static int ms_left(uint64_t end)
+{
+    uint64_t t;
+    if (!end)
+        return -1;
+    t = now_ns();
+    if (t >= end)
+        return 0;
+    return (int)((end - t + 999999u) / 1000000u);
 }
 
 static void *rx_thread(void *arg)
@@ -612,10 +804,15 @@ static void *rx_thread(void *arg)
         pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
     }
     while (!__atomic_load_n(&f->closing, __ATOMIC_ACQUIRE)) {
-        if (f->v2)
-            rx_frames(f);
-        else
-            rx_block(f);
+        /* ring first, then the response socket: a response frame that arrived before the block
+         * was handed over is then surely taken (held) before the block's frames are handled */
+        int ready = ring_ready(f);
+        check_control(f, cmd_pending(f), 0);
+        if (!ready || rx_ring(f) < 0) {
+            if (__atomic_load_n(&f->nheld, __ATOMIC_RELAXED))
+                expire_held(f);
+            wait_for_frames(f, -1, 1);
+        }
     }
     return NULL;
 }
@@ -920,6 +1117,11 @@ static void free_context(struct fade *f)
     free(f->acks);
     free(f->msgs);
     free(f->iovs);
+    free(f->spans);
+    free(f->block_refs);
+    if (f->kickfd >= 0)
+        close(f->kickfd);
+    pthread_mutex_destroy(&f->rx_lock);
     pthread_mutex_destroy(&f->lock);
     pthread_mutex_destroy(&f->cmd_lock);
     pthread_mutex_destroy(&f->resp_lock);
@@ -949,16 +1151,30 @@ fade_t *fade_open(const char *ifname, const uint8_t board_mac[6], const struct f
         snprintf(err, errlen, "bad interface name or MAC");
         return NULL;
     }
+    if (o.buf_log2 == 0 && !o.poll_mode) {
+        /* threaded: the buffer also absorbs the reader's scheduling delays while the receive
+         * thread goes on filling it (1 MiB overflowed under load: dropped, unACKed packets) */
+        o.buf_log2 = o.window_log2 > 12 ? o.window_log2 : 12;
+    } else if (o.buf_log2 == 0) {
+        /* poll mode: two windows (in flight + as much again the application has not consumed)
+         * and at least 1 MiB; small, so that the copy into it and the application's reads hit
+         * the cache; the buffer fills only in the application's own calls, which leave what
+         * does not fit in the ring (docs/fade_host.md) */
+        o.buf_log2 = o.window_log2 + 1 > 7 ? o.window_log2 + 1 : 7;
+        if (o.buf_log2 > 20)
+            o.buf_log2 = 20;
+    }
     if (o.buf_log2 < 4 || o.buf_log2 > 20 || o.window_log2 > o.buf_log2 ||
         o.window_log2 > 20 ||
         (o.ring_block_kib && (o.ring_block_kib < 16 || o.ring_block_kib > 4096 ||
                               (o.ring_block_kib & (o.ring_block_kib - 1)))) ||
         (o.ring_blocks && (o.ring_blocks < 2 || o.ring_blocks > 65536)) ||
-        (o.ring_version != 2 && o.ring_version != 3)) {
+        (o.ring_version != 2 && o.ring_version != 3) ||
+        (o.inplace && (!o.poll_mode || o.ring_version != 3))) {
         snprintf(err, errlen, "bad options: buf_log2 4..20, window_log2 0..buf_log2, "
                               "ring_block_kib 0 or a power of two 16..4096, ring_blocks 0 or "
                               "2..65536, "
-                              "ring_version 2 or 3");
+                              "ring_version 2 or 3, inplace only with poll_mode and ring 3");
         return NULL;
     }
     f = calloc(1, sizeof(*f));
@@ -966,7 +1182,11 @@ fade_t *fade_open(const char *ifname, const uint8_t board_mac[6], const struct f
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
-    f->fd = f->txfd = f->cfd = -1;
+    f->fd = f->txfd = f->cfd = f->kickfd = -1;
+    f->poll_mode = o.poll_mode != 0;
+    f->inplace = o.inplace != 0;
+    f->cur_block = -1;
+    pthread_mutex_init(&f->rx_lock, NULL);
     snprintf(f->ifname, sizeof(f->ifname), "%s", ifname);
     memcpy(f->board, board_mac, 6);
     f->rx_cpu = o.rx_cpu;
@@ -997,6 +1217,16 @@ fade_t *fade_open(const char *ifname, const uint8_t board_mac[6], const struct f
         free_context(f);
         return NULL;
     }
+    if (f->inplace) {  /* at most every data frame the ring can hold */
+        f->span_cap = f->blocks * (unsigned)(f->block_size / V3_FRAME_BYTES + 1);
+        f->spans = calloc(f->span_cap, sizeof(*f->spans));
+        f->block_refs = calloc(f->blocks, sizeof(*f->block_refs));
+        if (!f->spans || !f->block_refs) {
+            snprintf(err, errlen, "out of memory");
+            free_context(f);
+            return NULL;
+        }
+    }
     if (!o.no_tx_ring)
         setup_tx_ring(f);
     for (i = 0; i < MAX_ACKS; i++) {  /* the sendmmsg() fallback for ACKs */
@@ -1013,13 +1243,22 @@ fade_t *fade_open(const char *ifname, const uint8_t board_mac[6], const struct f
         free_context(f);
         return NULL;
     }
-    if (pthread_create(&f->thread, NULL, rx_thread, f) != 0) {
+    if (f->poll_mode) {
+        f->kickfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+        if (f->kickfd < 0) {
+            snprintf(err, errlen, "eventfd: %s", strerror(errno));
+            unregister_board(f->ifindex, f->board);
+            free_context(f);
+            return NULL;
+        }
+    } else if (pthread_create(&f->thread, NULL, rx_thread, f) != 0) {
         snprintf(err, errlen, "pthread_create failed");
         unregister_board(f->ifindex, f->board);
         free_context(f);
         return NULL;
+    } else {
+        f->thread_started = 1;
     }
-    f->thread_started = 1;
     if (!o.no_reset)
         fade_reset(f);
     return f;
@@ -1036,11 +1275,55 @@ void fade_close(fade_t *f)
     pthread_mutex_lock(&f->resp_lock);
     pthread_cond_broadcast(&f->cmd_cv);
     pthread_mutex_unlock(&f->resp_lock);
+    progress(f);
     unregister_board(f->ifindex, f->board);
     free_context(f);
 }
 
 /* ---- commands ---------------------------------------------------------------------------------- */
+
+/* Poll mode: the thread waiting for a response reads the response socket itself until the
+ * response is there, the context closes or try_ms passed; and the ring too while no thread is
+ * reading (with V2 the response rides in a ring frame; and a board may hold the response for
+ * a data frame its full window holds back, e.g. while the reader itself is in fade_stop()).
+ * While a reader handles the ring, it delivers responses found there and wakes this thread
+ * (progress()); this thread only takes the responses from the response socket and leaves the
+ * data of those frames to the reader (check_control()). (reader_active() is looked at once per
+ * wake-up, at least every 20 ms.) */
+/* A number for the calling thread (the address of a thread-local variable). */
+static uintptr_t this_thread(void)
+{
+    static __thread char me;
+    return (uintptr_t)&me;
+}
+
+/* Poll mode: another thread reads (or did within the last 20 ms, and will again): it handles
+ * the ring, and a command thread must not (ACKs from two threads can overtake each other). */
+static int reader_active(struct fade *f)
+{
+    if (__atomic_load_n(&f->readers, __ATOMIC_SEQ_CST))
+        return 1;
+    return __atomic_load_n(&f->last_reader, __ATOMIC_RELAXED) != this_thread() &&
+           now_ns() - __atomic_load_n(&f->reader_ns, __ATOMIC_RELAXED) < 20000000u;
+}
+
+static void cmd_poll_wait(struct fade *f, unsigned try_ms)
+{
+    uint64_t end = now_ns() + (uint64_t)try_ms * 1000000u;
+    for (;;) {
+        unsigned ev;
+        int done, ms, ring = !reader_active(f);
+        poll_step(f, 1, ring);
+        ev = __atomic_load_n(&f->events, __ATOMIC_SEQ_CST);
+        pthread_mutex_lock(&f->resp_lock);
+        done = f->pend_done;
+        pthread_mutex_unlock(&f->resp_lock);
+        ms = ms_left(end);
+        if (done || ms == 0 || __atomic_load_n(&f->closing, __ATOMIC_ACQUIRE))
+            return;
+        poll_wait(f, ev, ms, ring);
+    }
+}
 
 static int do_cmd(struct fade *f, uint16_t cmd, uint32_t arg, unsigned retries, unsigned try_ms,
                   uint64_t *result)
@@ -1066,8 +1349,11 @@ static int do_cmd(struct fade *f, uint16_t cmd, uint32_t arg, unsigned retries, 
         __atomic_fetch_add(&f->c.cmds_sent, 1, __ATOMIC_RELAXED);
         if (t)
             __atomic_fetch_add(&f->c.cmd_retries, 1, __ATOMIC_RELAXED);
+        if (f->poll_mode)
+            cmd_poll_wait(f, try_ms);
         pthread_mutex_lock(&f->resp_lock);
-        while (!f->pend_done && !(closing = __atomic_load_n(&f->closing, __ATOMIC_ACQUIRE)))
+        while (!f->poll_mode && !f->pend_done &&
+               !(closing = __atomic_load_n(&f->closing, __ATOMIC_ACQUIRE)))
             if (pthread_cond_timedwait(&f->cmd_cv, &f->resp_lock, &dl) == ETIMEDOUT)
                 break;
         done = f->pend_done;
@@ -1097,11 +1383,31 @@ int fade_user_cmd(fade_t *f, uint16_t cmd, uint32_t arg, unsigned retries, unsig
     return do_cmd(f, cmd, arg, retries, timeout_ms, result);
 }
 
+/* Inplace: forget the spans of the old stream and give their ring blocks back (rx_lock and
+ * lock held). */
+static void drop_spans(struct fade *f)
+{
+    for (; f->nspans; f->nspans--) {
+        uint32_t b = f->spans[f->span_first].block;
+        f->span_first = (f->span_first + 1) % f->span_cap;
+        if (--f->block_refs[b] == 0) {
+            struct tpacket_block_desc *bd = (void *)(f->ring + (size_t)b * f->block_size);
+            __atomic_store_n(&bd->hdr.bh1.block_status, TP_STATUS_KERNEL, __ATOMIC_RELEASE);
+        }
+    }
+}
+
 int fade_start(fade_t *f, unsigned timeout_ms)
 {
     if (!f)
         return -EINVAL;
+    if (f->inplace)
+        pthread_mutex_lock(&f->rx_lock);
     pthread_mutex_lock(&f->lock);
+    if (f->inplace) {
+        drop_spans(f);
+        pthread_mutex_unlock(&f->rx_lock);  /* lock order: rx_lock, then lock */
+    }
     fade_rx_reset(&f->rx);
     f->drop_held = 1;
     f->seq_valid = 0;
@@ -1126,7 +1432,13 @@ int fade_reset(fade_t *f)
         return -EINVAL;
     fade_build_cmd(frame, f->board, f->self, FADE_CMD_RESET, 0, 0);
     ret = send_frame(f, frame, sizeof(frame));
+    if (f->inplace)
+        pthread_mutex_lock(&f->rx_lock);
     pthread_mutex_lock(&f->lock);
+    if (f->inplace) {
+        drop_spans(f);
+        pthread_mutex_unlock(&f->rx_lock);
+    }
     if (ret == 0)
         f->c.resets_sent++;
     f->active = 0;
@@ -1135,6 +1447,7 @@ int fade_reset(fade_t *f)
     f->seq_valid = 0;
     sync_counters(f);
     pthread_cond_broadcast(&f->data_cv);
+    progress(f);
     pthread_mutex_unlock(&f->lock);
     return ret;
 }
@@ -1149,6 +1462,7 @@ int fade_set_wakeup(fade_t *f, size_t bytes)
     f->wakeup = bytes;
     pthread_mutex_unlock(&f->lock);
     pthread_cond_broadcast(&f->data_cv);  /* a waiting reader re-checks with the new threshold */
+    progress(f);
     return 0;
 }
 
@@ -1166,12 +1480,84 @@ static void fill_ptrs(struct fade *f, struct fade_ptrs *p)
     p->eos = fade_rx_eos(&f->rx);
 }
 
+/* Poll mode: handle frames until the reader's condition holds, sleeping in poll() between. */
+static int read_ptrs_poll_loop(struct fade *f, struct fade_ptrs *p, int timeout_ms)
+{
+    uint64_t end = timeout_ms > 0 ? now_ns() + (uint64_t)timeout_ms * 1000000u : 0;
+    for (;;) {
+        unsigned ev;
+        int ready, ms;
+        poll_step(f, 0, 1);
+        ev = __atomic_load_n(&f->events, __ATOMIC_SEQ_CST);
+        pthread_mutex_lock(&f->lock);
+        fill_ptrs(f, p);
+        ready = p->avail >= f->wakeup || p->eos || __atomic_load_n(&f->closing, __ATOMIC_ACQUIRE);
+        pthread_mutex_unlock(&f->lock);
+        /* the buffer cannot take another window: what is there, even below the threshold */
+        ready = ready || (p->avail && buffer_full(f));
+        if (ready)
+            return 0;
+        ms = timeout_ms < 0 ? -1 : timeout_ms == 0 ? 0 : ms_left(end);
+        if (ms == 0)
+            return -ETIMEDOUT;
+        poll_wait(f, ev, ms, 1);
+    }
+}
+
+/* Run `call` as a reader and return its value (`readers`: a waiting command thread leaves the
+ * ring to the readers, see reader_active()). */
+#define AS_READER(f, call)                                                                    \
+    do {                                                                                      \
+        int ret_;                                                                             \
+        __atomic_fetch_add(&(f)->readers, 1, __ATOMIC_SEQ_CST);                               \
+        ret_ = (call);                                                                        \
+        __atomic_store_n(&(f)->last_reader, this_thread(), __ATOMIC_RELAXED);                 \
+        __atomic_store_n(&(f)->reader_ns, now_ns(), __ATOMIC_RELAXED);                        \
+        __atomic_fetch_sub(&(f)->readers, 1, __ATOMIC_SEQ_CST);                               \
+        return ret_;                                                                          \
+    } while (0)
+
+static int read_ptrs_poll(struct fade *f, struct fade_ptrs *p, int timeout_ms)
+{
+    AS_READER(f, read_ptrs_poll_loop(f, p, timeout_ms));
+}
+
+static int poll_loop(struct fade *f, int timeout_ms)
+{
+    uint64_t end;
+    end = timeout_ms > 0 ? now_ns() + (uint64_t)timeout_ms * 1000000u : 0;
+    for (;;) {
+        unsigned ev;
+        int n = poll_step(f, 0, 1), ms;
+        ev = __atomic_load_n(&f->events, __ATOMIC_SEQ_CST);
+        if (n > 0 || __atomic_load_n(&f->closing, __ATOMIC_ACQUIRE) || buffer_full(f))
+            return n;  /* (buffer full: nothing to do until the application consumes) */
+        ms = timeout_ms < 0 ? -1 : timeout_ms == 0 ? 0 : ms_left(end);
+        if (ms == 0)
+            return 0;
+        poll_wait(f, ev, ms, 1);
+    }
+}
+
+int fade_poll(fade_t *f, int timeout_ms)
+{
+    if (!f || !f->poll_mode)
+        return -EINVAL;
+    AS_READER(f, poll_loop(f, timeout_ms));
+}
+
 int fade_read_ptrs(fade_t *f, struct fade_ptrs *p, int timeout_ms)
 {
     struct timespec dl;
     int ret = 0;
     if (!f || !p)
         return -EINVAL;
+    if (f->inplace) {
+        memset(p, 0, sizeof(*p));
+        return -EINVAL;  /* fade_read_span() */
+    }
+    if (f->poll_mode)
+        return read_ptrs_poll(f, p, timeout_ms);
     if (timeout_ms > 0)
         dl = deadline_in((unsigned)timeout_ms);
     pthread_mutex_lock(&f->lock);
@@ -1194,6 +1580,84 @@ int fade_read_ptrs(fade_t *f, struct fade_ptrs *p, int timeout_ms)
     }
     f->waiters--;
     pthread_mutex_unlock(&f->lock);
+    return ret;
+}
+
+/* Inplace (lock held): the next span, 1 if there is one (or the end of the stream). */
+static int next_span(struct fade *f, struct fade_span *s)
+{
+    uint64_t head = fade_rx_head(&f->rx);
+    int eos = fade_rx_eos(&f->rx);
+    memset(s, 0, sizeof(*s));
+    if (f->nspans) {  /* spans are older than anything unread in the buffer */
+        const struct span *sp = &f->spans[f->span_first];
+        s->data = sp->data;
+        s->len = sp->len;
+        s->in_ring = 1;
+        s->eos = eos && f->nspans == 1 && head == f->rx.tail;
+        return 1;
+    }
+    s->data = f->buf + f->rx.tail % f->buf_len;
+    s->len = head - f->rx.tail;
+    s->eos = eos;
+    return s->len > 0 || eos;
+}
+
+static int read_span_loop(struct fade *f, struct fade_span *s, int timeout_ms)
+{
+    uint64_t end;
+    end = timeout_ms > 0 ? now_ns() + (uint64_t)timeout_ms * 1000000u : 0;
+    for (;;) {
+        unsigned ev;
+        int ready, ms;
+        poll_step(f, 0, 1);
+        ev = __atomic_load_n(&f->events, __ATOMIC_SEQ_CST);
+        pthread_mutex_lock(&f->lock);
+        ready = next_span(f, s) || __atomic_load_n(&f->closing, __ATOMIC_ACQUIRE);
+        pthread_mutex_unlock(&f->lock);
+        if (ready)
+            return 0;
+        ms = timeout_ms < 0 ? -1 : timeout_ms == 0 ? 0 : ms_left(end);
+        if (ms == 0)
+            return -ETIMEDOUT;
+        poll_wait(f, ev, ms, 1);
+    }
+}
+
+int fade_read_span(fade_t *f, struct fade_span *s, int timeout_ms)
+{
+    if (!f || !s || !f->inplace)
+        return -EINVAL;
+    AS_READER(f, read_span_loop(f, s, timeout_ms));
+}
+
+int fade_release_span(fade_t *f, const struct fade_span *s)
+{
+    int ret = 0;
+    if (!f || !s || !f->inplace)
+        return -EINVAL;
+    pthread_mutex_lock(&f->rx_lock);
+    pthread_mutex_lock(&f->lock);
+    if (s->in_ring) {
+        const struct span *sp = &f->spans[f->span_first];
+        if (!f->nspans || sp->data != s->data || sp->len != s->len) {
+            ret = -EINVAL;
+        } else {
+            uint32_t b = sp->block;
+            f->span_first = (f->span_first + 1) % f->span_cap;
+            f->nspans--;
+            if (--f->block_refs[b] == 0) {  /* the block's last span: back to the kernel */
+                struct tpacket_block_desc *bd = (void *)(f->ring + (size_t)b * f->block_size);
+                __atomic_store_n(&bd->hdr.bh1.block_status, TP_STATUS_KERNEL, __ATOMIC_RELEASE);
+            }
+        }
+    } else if (s->len > fade_rx_head(&f->rx) - f->rx.tail) {
+        ret = -EINVAL;
+    } else {
+        f->rx.tail += s->len;
+    }
+    pthread_mutex_unlock(&f->lock);
+    pthread_mutex_unlock(&f->rx_lock);
     return ret;
 }
 

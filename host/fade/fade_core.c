@@ -194,7 +194,7 @@ void fade_rx_reset(struct fade_rx *rx)
      * so no slot matches a packet of the new stream until it is received */
     for (s = 0; s < n; s++)
         rx->slot_pkt[s] = s - n;
-    rx->head_pkt = rx->tail = rx->last_pkt = 0;
+    rx->head_pkt = rx->tail = rx->last_pkt = rx->hi_pkt = 0;
     rx->have_last = 0;
     rx->last_nwords = 0;
     rx->new_pkts = rx->dups = rx->future = rx->no_space = rx->bytes = 0;
@@ -202,10 +202,19 @@ void fade_rx_reset(struct fade_rx *rx)
 
 enum fade_rx_verdict fade_rx_data(struct fade_rx *rx, const struct fade_frame *fr)
 {
+    return fade_rx_data_ex(rx, fr, 0, NULL);
+}
+
+enum fade_rx_verdict fade_rx_data_ex(struct fade_rx *rx, const struct fade_frame *fr,
+                                     int may_skip_copy, int *skipped)
+{
     uint64_t mask = (1u << rx->buf_log2) - 1, p, tail_pkt;
     int32_t d = (int32_t)(fr->pkt - (uint32_t)rx->head_pkt);
     uint32_t slot;
+    int in_place;
 
+    if (skipped)
+        *skipped = 0;
     if (d < 0) { /* older than everything unconfirmed: its ACK was lost */
         rx->dups++;
         return FADE_RX_DUP;
@@ -227,7 +236,14 @@ enum fade_rx_verdict fade_rx_data(struct fade_rx *rx, const struct fade_frame *f
         rx->no_space++;
         return FADE_RX_NO_SPACE;
     }
-    memcpy(rx->buf + (size_t)slot * FADE_DATA_DATA_LEN, fr->words, (size_t)fr->nwords * 8);
+    /* in place: the next packet of the stream, nothing out of order stored after it and the
+     * application has consumed everything before it (tail == head) */
+    in_place = may_skip_copy && p == rx->head_pkt && rx->hi_pkt <= rx->head_pkt &&
+               rx->tail == rx->head_pkt * FADE_DATA_DATA_LEN;
+    if (!in_place)
+        memcpy(rx->buf + (size_t)slot * FADE_DATA_DATA_LEN, fr->words, (size_t)fr->nwords * 8);
+    if (p + 1 > rx->hi_pkt)
+        rx->hi_pkt = p + 1;
     rx->slot_pkt[slot] = (uint32_t)p;
     rx->new_pkts++;
     rx->bytes += (uint64_t)fr->nwords * 8;
@@ -239,6 +255,10 @@ enum fade_rx_verdict fade_rx_data(struct fade_rx *rx, const struct fade_frame *f
     while (rx->slot_pkt[rx->head_pkt & mask] == (uint32_t)rx->head_pkt &&
            !(rx->have_last && rx->head_pkt > rx->last_pkt))
         rx->head_pkt++;
+    if (in_place)
+        rx->tail = fade_rx_head(rx);  /* consumed by the caller, from the frame */
+    if (skipped)
+        *skipped = in_place;
     return FADE_RX_NEW;
 }
 

@@ -97,6 +97,7 @@ struct fade_rx {
     uint32_t *slot_pkt;     /* 2^M: packet number stored in each slot */
     unsigned buf_log2, win_log2;
     uint64_t head_pkt;      /* first packet not received */
+    uint64_t hi_pkt;        /* 1 + the highest packet received (> head_pkt: some out of order) */
     uint64_t tail;          /* stream bytes consumed by the application */
     int have_last;
     uint64_t last_pkt;      /* the last packet's number, extended */
@@ -117,6 +118,12 @@ void fade_rx_init(struct fade_rx *rx, uint8_t *buf, uint32_t *slot_pkt, unsigned
 void fade_rx_reset(struct fade_rx *rx);
 /* One DATA or LAST frame (parsed). */
 enum fade_rx_verdict fade_rx_data(struct fade_rx *rx, const struct fade_frame *fr);
+/* The same; with may_skip_copy, a new packet that is the next of the stream while nothing out
+ * of order is stored and the application has consumed everything (tail == head) is NOT copied:
+ * *skipped = 1, head and tail both move past it, and the caller hands fr->words to the
+ * application (reading in place from the RX ring). Otherwise as fade_rx_data, *skipped = 0. */
+enum fade_rx_verdict fade_rx_data_ex(struct fade_rx *rx, const struct fade_frame *fr,
+                                     int may_skip_copy, int *skipped);
 /* Stream bytes in the buffer (received in order). */
 uint64_t fade_rx_head(const struct fade_rx *rx);
 int fade_rx_eos(const struct fade_rx *rx);

@@ -5,13 +5,18 @@
  *             [--buf-log2 M] [--window-log2 N] [--wakeup BYTES] [--commands]
  *             [--cmd-timeout-ms MS] [--cmd-retries R] [--rx-cpu C] [--no-reset]
  *             [--ring v2|v3] [--ring-block-kib K] [--ring-blocks B] [--ack-sendmmsg]
+ *             [--threaded | --poll-mode] [--inplace | --no-inplace]
  *
  * Opens the board (RESET unless --no-reset), START, reads the buffer in place and writes the
  * stream to FILE ("-": stdout; none: nowhere), STOP once --bytes were received, --seconds passed
  * or on SIGINT/SIGTERM, and reads on to the end of the stream (the last packet). --verify checks
  * the test pattern (each 64-bit word = previous + step, default step 1, from whatever the first
  * word is). --commands runs a second thread sending user command 0x100 (arg = i) back to back
- * while the data streams, each expecting arg * 2 + 1.
+ * while the data streams, each expecting arg * 2 + 1. The library runs in poll mode (this
+ * thread's calls handle the frames and send the ACKs; no receive thread) unless --threaded
+ * (libfade's receive thread), and reads in place (fade_read_span(): packets that arrived in
+ * order straight from the RX ring, without a copy; needs the V3 ring) unless --no-inplace
+ * (fade_read_ptrs() on the receiver buffer) or --threaded.
  * Prints one JSON line (rate; CPU time of this process from START to the end of the stream, and
  * of fade_open() apart; context switches; verification, commands, the library's counters) on stdout, or on stderr when the stream goes to stdout. Exit 1 on a verification
  * failure, a wrong or failed command, or a stream that does not end; 2 on usage errors.
@@ -80,7 +85,7 @@ static void usage(void)
                     "[--verify] [--step K] [--buf-log2 M] [--window-log2 N] [--wakeup BYTES] "
                     "[--commands] [--cmd-timeout-ms MS] [--cmd-retries R] [--rx-cpu C] "
                     "[--no-reset] [--ring v2|v3] [--ring-block-kib K] [--ring-blocks B] "
-                    "[--ack-sendmmsg]\n");
+                    "[--ack-sendmmsg] [--threaded | --poll-mode] [--inplace | --no-inplace]\n");
     exit(2);
 }
 
@@ -91,9 +96,13 @@ int main(int argc, char **argv)
         {"step", 1, 0, 'k'}, {"buf-log2", 1, 0, 'M'}, {"window-log2", 1, 0, 'N'},
         {"wakeup", 1, 0, 'w'}, {"commands", 0, 0, 'c'}, {"cmd-timeout-ms", 1, 0, 'T'},
         {"cmd-retries", 1, 0, 'R'}, {"rx-cpu", 1, 0, 'C'}, {"no-reset", 0, 0, 'n'}, {"ring", 1, 0, 'r'},
-        {"ring-block-kib", 1, 0, 'K'}, {"ring-blocks", 1, 0, 'B'}, {"ack-sendmmsg", 0, 0, 'A'}, {0, 0, 0, 0}};
+        {"ring-block-kib", 1, 0, 'K'}, {"ring-blocks", 1, 0, 'B'}, {"ack-sendmmsg", 0, 0, 'A'},
+        {"threaded", 0, 0, 't'}, {"poll-mode", 0, 0, 'P'}, {"inplace", 0, 0, 'I'},
+        {"no-inplace", 0, 0, 'X'},
+        {0, 0, 0, 0}};
     const char *ifname = NULL, *mac_s = NULL, *out_path = NULL;
     uint64_t limit = 0, step = 1, total = 0;
+    size_t buf_bytes;
     size_t wakeup = 256 * 1024;
     double seconds = 0, t0, t_end, t_stop = 0;
     int opt, verify = 0, with_cmds = 0, stopped = 0, eos = 0, err;
@@ -110,6 +119,8 @@ int main(int argc, char **argv)
     struct sigaction sa;
 
     fade_options_default(&o);
+    o.poll_mode = 1;  /* cheaper (docs/fade_host.md); --threaded for the receive thread */
+    o.inplace = 1;    /* in-order packets read from the RX ring; --no-inplace: copied */
     memset(&ct, 0, sizeof(ct));
     ct.timeout_ms = 20;
     ct.retries = 100;
@@ -134,11 +145,17 @@ int main(int argc, char **argv)
         case 'K': o.ring_block_kib = (unsigned)atoi(optarg); break;
         case 'B': o.ring_blocks = (unsigned)atoi(optarg); break;
         case 'A': o.no_tx_ring = 1; break;
+        case 't': o.poll_mode = 0; o.inplace = 0; break;
+        case 'P': o.poll_mode = 1; break;
+        case 'I': o.poll_mode = 1; o.inplace = 1; break;
+        case 'X': o.inplace = 0; break;
         default: usage();
         }
     }
     if (!ifname || !mac_s || fade_parse_mac(mac_s, mac) != 0)
         usage();
+    if (o.ring_version == 2)
+        o.inplace = 0;  /* reading in place needs the V3 ring */
     if (out_path && strcmp(out_path, "-") == 0) {
         out = stdout;
         report = stderr;
@@ -181,16 +198,28 @@ int main(int argc, char **argv)
     }
     for (;;) {
         struct fade_ptrs p;
-        fade_read_ptrs(f, &p, 50);
+        struct fade_span sp;
+        const uint8_t *d;
+        if (o.inplace) {  /* packets in order straight from the RX ring, the rest copied */
+            fade_read_span(f, &sp, 50);
+            d = sp.data;
+            p.avail = sp.len;
+            p.eos = sp.eos;
+        } else {
+            fade_read_ptrs(f, &p, 50);
+            d = fade_buf(f) + p.tail;  /* contiguous: the buffer is mirrored */
+        }
         if (p.avail) {
-            const uint8_t *d = fade_buf(f) + p.tail;  /* contiguous: the buffer is mirrored */
             if (verify)
                 fade_verify_bytes(&v, d, p.avail);
             if (out && fwrite(d, 1, p.avail, out) != p.avail) {
                 perror("fade-recv: write");
                 stop_requested = 1;
             }
-            fade_write_ptrs(f, p.avail);
+            if (o.inplace)
+                fade_release_span(f, &sp);
+            else
+                fade_write_ptrs(f, p.avail);
             total += p.avail;
         }
         if (p.eos) {
@@ -222,6 +251,7 @@ int main(int argc, char **argv)
     }
     getrusage(RUSAGE_SELF, &ru1);
     fade_get_counters(f, &c);
+    buf_bytes = fade_buf_len(f);
     fade_close(f);
     if (out && out != stdout)
         fclose(out);
@@ -243,19 +273,22 @@ int main(int argc, char **argv)
                 "\"cpu_sys_s\": %.4f, \"cpu_setup_s\": %.4f, \"vol_ctxsw\": %ld, \"invol_ctxsw\": %ld, \"eos\": %d, \"verified\": %s, \"words\": %llu, "
                 "\"first_word\": %llu, \"lost_words\": %llu, \"dup_words\": %llu, "
                 "\"corrupt_words\": %llu, \"commands\": %llu, \"commands_failed\": %llu, "
-                "\"commands_wrong\": %llu, \"commands_per_s\": %.1f, \"ok\": %s, \"counters\": "
+                "\"commands_wrong\": %llu, \"commands_per_s\": %.1f, \"ok\": %s, \"poll_mode\": %d, \"inplace\": %d, "
+                "\"buf_bytes\": %zu, \"counters\": "
                 "{\"frames\": %llu, \"data\": %llu, \"dups\": %llu, \"future\": %llu, "
                 "\"no_space\": %llu, \"idle_data\": %llu, \"foreign\": %llu, \"bad_version\": %llu, "
                 "\"bad_frame\": %llu, \"resets_sent\": %llu, \"acks_sent\": %llu, "
                 "\"ack_send_fail\": %llu, \"responses\": %llu, \"stale_responses\": %llu, "
-                "\"cmds_sent\": %llu, \"cmd_retries\": %llu, \"kernel_drops\": %llu}}\n",
+                "\"cmds_sent\": %llu, \"cmd_retries\": %llu, \"kernel_drops\": %llu, "
+                "\"inplace\": %llu}}\n",
                 (unsigned long long)total, secs, secs > 0 ? total * 8 / secs / 1e9 : 0.0, us, ss, setup,
                 ru1.ru_nvcsw - ru0.ru_nvcsw, ru1.ru_nivcsw - ru0.ru_nivcsw, eos, verify ? (fade_verify_ok(&v) ? "true" : "false") : "null",
                 (unsigned long long)v.words, (unsigned long long)v.first,
                 (unsigned long long)v.lost, (unsigned long long)v.dup,
                 (unsigned long long)v.corrupt, (unsigned long long)ct.ok,
                 (unsigned long long)ct.failed, (unsigned long long)ct.wrong,
-                ct.seconds > 0 ? ct.ok / ct.seconds : 0.0, ok ? "true" : "false",
+                ct.seconds > 0 ? ct.ok / ct.seconds : 0.0, ok ? "true" : "false", o.poll_mode,
+                o.inplace, buf_bytes,
                 (unsigned long long)c.frames, (unsigned long long)c.data,
                 (unsigned long long)c.dups, (unsigned long long)c.future,
                 (unsigned long long)c.no_space, (unsigned long long)c.idle_data,
@@ -264,7 +297,7 @@ int main(int argc, char **argv)
                 (unsigned long long)c.acks_sent, (unsigned long long)c.ack_send_fail,
                 (unsigned long long)c.responses, (unsigned long long)c.stale_responses,
                 (unsigned long long)c.cmds_sent, (unsigned long long)c.cmd_retries,
-                (unsigned long long)c.kernel_drops);
+                (unsigned long long)c.kernel_drops, (unsigned long long)c.inplace);
         fflush(report);
         return ok ? 0 : 1;
     }

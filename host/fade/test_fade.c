@@ -254,13 +254,16 @@ static void test_buffer_wrap(void)
 
 /* A sender with a window of 2^N over a channel that loses, duplicates and reorders; the consumer
  * reads random amounts. Every byte must come out once, in order. */
-static void test_buffer_random(unsigned m, unsigned n, unsigned total_pkts, unsigned seed)
+/* inplace: packets the buffer logic lets the caller read in place (fade_rx_data_ex) are checked
+ * from the frame at once, as the library's reader would before anything later. */
+static void test_buffer_random(unsigned m, unsigned n, unsigned total_pkts, unsigned seed,
+                               int inplace)
 {
     struct rxt t;
     uint32_t win = 1u << n, sent_upto = 0, confirmed_upto = 0, last_words;
     uint8_t *acked = calloc(total_pkts + 1, 1);
     uint64_t consumed = 0, expect = (uint64_t)0x1000 << 20;
-    unsigned iter = 0, errors = 0;
+    unsigned iter = 0, errors = 0, in_place = 0;
     rng_state = seed;
     rxt_init(&t, m, n);
     last_words = rnd(1024);
@@ -279,9 +282,22 @@ static void test_buffer_random(unsigned m, unsigned n, unsigned total_pkts, unsi
             struct fade_frame fr;
             int lw = p == total_pkts - 1 ? (int)last_words : -1;
             enum fade_rx_verdict v;
+            int skipped = 0;
+            uint64_t head0 = fade_rx_head(&t.rx);
             data_frame(t.frame, p, 0, lw, expect + (uint64_t)p * 1024);
             fade_parse(t.frame, FADE_DATA_LEN, &fr);
-            v = fade_rx_data(&t.rx, &fr);
+            v = fade_rx_data_ex(&t.rx, &fr, inplace && rnd(4), &skipped);
+            if (skipped) {  /* the words of the frame are the stream's next ones */
+                uint32_t i;
+                in_place++;
+                if (head0 != consumed || t.rx.tail != fade_rx_head(&t.rx) ||
+                    t.rx.tail != consumed + (uint64_t)fr.nwords * 8)
+                    errors++;
+                for (i = 0; i < fr.nwords; i++)
+                    if (fade_get64le(fr.words + 8 * i) != expect + consumed / 8 + i)
+                        errors++;
+                consumed = t.rx.tail;
+            }
             if (v == FADE_RX_FUTURE)
                 errors++;
             if ((v == FADE_RX_NEW || v == FADE_RX_DUP) && rnd(100) >= 20)  /* ACK lost */
@@ -306,6 +322,7 @@ static void test_buffer_random(unsigned m, unsigned n, unsigned total_pkts, unsi
     CHECK(fade_rx_head(&t.rx) == (uint64_t)(total_pkts - 1) * 8192 + 8ull * last_words,
           "m=%u n=%u: all bytes", m, n);
     CHECK(t.rx.new_pkts == total_pkts && t.rx.dups > 0, "each packet stored once");
+    CHECK(!inplace || in_place > 0, "m=%u n=%u: some packets read in place", m, n);
     free(acked);
     rxt_free(&t);
 }
@@ -343,14 +360,17 @@ static void test_api_without_socket(void)
               fade_parse_mac("02:00:0a:bb:cc:ff:", mac) == -EINVAL &&
               fade_parse_mac("02:00:0a:bb:cc:100", mac) == -EINVAL, "bad MACs");
     fade_options_default(&o);
-    CHECK(o.buf_log2 == 12 && o.window_log2 == 4 && o.rx_cpu == -1, "defaults");
+    CHECK(o.buf_log2 == 0 && o.window_log2 == 4 && o.rx_cpu == -1 && o.poll_mode == 0,
+          "defaults (buf_log2 0: from the window)");
+    o.buf_log2 = 12;
     o.window_log2 = 13;
     CHECK(fade_open("lo", mac, &o, err, sizeof(err)) == NULL && strstr(err, "bad options"),
           "window larger than the buffer refused: %s", err);
     CHECK(fade_open("this-is-a-too-long-ifname", mac, NULL, err, sizeof(err)) == NULL,
           "long name refused");
     CHECK(fade_user_cmd(NULL, 0x100, 0, 0, 1, NULL) == -EINVAL &&
-              fade_read_ptrs(NULL, NULL, 0) == -EINVAL && fade_write_ptrs(NULL, 1) == -EINVAL,
+              fade_read_ptrs(NULL, NULL, 0) == -EINVAL && fade_write_ptrs(NULL, 1) == -EINVAL &&
+              fade_poll(NULL, 0) == -EINVAL,
           "NULL context");
     CHECK(strstr(fade_strerror(-ETIMEDOUT), "timed out") != NULL, "strerror");
 }
@@ -363,8 +383,10 @@ int main(void)
     test_buffer_basics();
     test_buffer_wrap();
     for (s = 1; s <= 6; s++)
-        test_buffer_random(4 + s % 3, s % 5, 300 + 50 * s, s * 7919);
-    test_buffer_random(4, 4, 2000, 99);  /* window = buffer */
+        test_buffer_random(4 + s % 3, s % 5, 300 + 50 * s, s * 7919, s % 2);
+    test_buffer_random(4, 4, 2000, 99, 0);  /* window = buffer */
+    test_buffer_random(4, 4, 2000, 98, 1);
+    test_buffer_random(6, 3, 3000, 97, 1);
     test_verify();
     test_api_without_socket();
     printf("%d passed, %d failed\n", passed, failed);

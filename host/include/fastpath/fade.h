@@ -2,7 +2,8 @@
  * libfade: the host side of FADE-10G (seed 002, section 4) in user space.
  *
  * One context (fade_t) per front-end board (FEB), opened by interface name and the board's MAC
- * address. A receive thread inside the library reads the interface's 0xFADE frames from an
+ * address. A receive thread inside the library (or, with the option poll_mode, the
+ * application's own fade_read_ptrs() / fade_poll() calls) reads the interface's 0xFADE frames from an
  * AF_PACKET TPACKET_V3 ring (classic BPF filter on the Ethertype), ACKs every data packet,
  * places the data words into the receiver packet buffer and delivers command responses.
  * The application reads the data IN PLACE from that buffer: 2^M packet slots of 8,192 bytes,
@@ -35,7 +36,9 @@ typedef struct fade fade_t;
 #define FADE_PACKET_BYTES 8192u   /* data bytes in one full packet (1,024 words) */
 
 struct fade_options {
-    unsigned buf_log2;     /* M: receiver buffer of 2^M packets (default 12: 32 MiB), 4..20 */
+    unsigned buf_log2;     /* M: receiver buffer of 2^M packets, 4..20; 0 (default): poll_mode:
+                            * max(2^7, 2 * 2^N) packets (1 MiB at N <= 6, 4 MiB at N = 8),
+                            * threaded: max(2^12, 2^N) (32 MiB) */
     unsigned window_log2;  /* N: the board's window of 2^N packets (default 4), 0..M */
     unsigned ring_version; /* AF_PACKET RX ring: 3 (TPACKET_V3, the default) or 2 (TPACKET_V2) */
     unsigned ring_block_kib; /* ring block size in KiB, a power of two 16..4096; 0 (default):
@@ -45,6 +48,15 @@ struct fade_options {
     int no_reset;          /* 1: do not RESET the board in fade_open() */
     int rx_cpu;            /* pin the receive thread to this CPU (-1: no, the default) */
     int no_tx_ring;        /* 1: send ACKs with sendmmsg() instead of a PACKET_TX_RING */
+    int poll_mode;         /* 1: no receive thread: fade_read_ptrs() / fade_poll() of the
+                            * application drive the ring (handle the frames, copy, ACK) and
+                            * sleep in poll() on the sockets; ACKs go out only while the
+                            * application is in those calls. Commands from other threads still
+                            * work (the waiting command thread reads its response itself). */
+    int inplace;           /* 1 (needs poll_mode and ring_version 3): packets that arrive in
+                            * order are read IN PLACE from the RX ring (no copy into the buffer);
+                            * read with fade_read_span() / fade_release_span(), not
+                            * fade_read_ptrs() (-EINVAL then) */
 };
 
 struct fade_ptrs {
@@ -73,7 +85,9 @@ struct fade_counters {
     uint64_t cmds_sent;     /* command frames sent, retries included */
     uint64_t cmd_retries;
     uint64_t kernel_drops;  /* frames the kernel could not put in the RX ring */
-    uint64_t bytes;         /* data bytes stored in the buffer (this stream) */
+    uint64_t bytes;         /* data bytes stored in the buffer (this stream; with inplace also
+                             * those read in place) */
+    uint64_t inplace;       /* inplace: packets handed to the application in the RX ring */
 };
 
 void fade_options_default(struct fade_options *o);
@@ -107,8 +121,34 @@ size_t fade_buf_len(const fade_t *f);
 const uint8_t *fade_buf(const fade_t *f);
 
 /* READPTRS: wait until avail >= the wake-up threshold, or the end of the stream, or timeout_ms
- * (-1: forever, 0: do not wait). Fills p in every case; returns 0, or -ETIMEDOUT. */
+ * (-1: forever, 0: do not wait). Fills p in every case; returns 0, or -ETIMEDOUT.
+ * With poll_mode the calling thread itself handles the frames while it waits (frames that the
+ * buffer has no room for stay in the RX ring; when the buffer cannot take another window it
+ * returns what is there, even below the threshold). */
 int fade_read_ptrs(fade_t *f, struct fade_ptrs *p, int timeout_ms);
+
+/* poll_mode only (-EINVAL otherwise): handle what the kernel has handed over (frames into the
+ * buffer, ACKs out), sleeping in poll() up to timeout_ms (-1: forever, 0: not at all) until
+ * something was handled. Returns the number of frames handled, 0 if none came in time.
+ * fade_read_ptrs() does the same until its condition holds; fade_poll() is for applications
+ * that want to keep ACKs going while they are busy elsewhere. */
+int fade_poll(fade_t *f, int timeout_ms);
+
+/* inplace only: the next piece of the stream, in stream order: one packet's words still in
+ * the RX ring (in_ring = 1: the ring block is the application's until released; packets that
+ * arrived in order), or the bytes the receiver buffer holds (in_ring = 0: what came out of
+ * order was copied there, like fade_read_ptrs()). Returns 0 as soon as there is anything (or
+ * the end of the stream: eos = 1 on the last span, len may be 0), or -ETIMEDOUT. Spans are
+ * released in the order they were read; a held span keeps its ring block from the kernel, so
+ * release them promptly. fade_start() / fade_reset() drop the spans of the old stream. */
+struct fade_span {
+    const uint8_t *data;
+    uint64_t len;      /* bytes (a multiple of 8) */
+    int in_ring;
+    int eos;
+};
+int fade_read_span(fade_t *f, struct fade_span *s, int timeout_ms);
+int fade_release_span(fade_t *f, const struct fade_span *s);
 
 /* WRITEPTRS: the application is done with n bytes from the tail. -EINVAL if n > avail. */
 int fade_write_ptrs(fade_t *f, size_t n);
