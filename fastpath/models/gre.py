@@ -198,16 +198,23 @@ def decap(frame: bytes, cfg: DecapConfig) -> tuple[bytes | None, str]:
 
 # gre_decap's default PARSE_STAGES per beat width in bytes (the parser pipeline's extra cycles).
 DEFAULT_PARSE_STAGES = {8: 3, 32: 3, 64: 3}
+# gre_decap's default OUT_STAGES per beat width in bytes (1: the output beat is formed in the cycle
+# its input beats reach the header buffer; 2: from the buffer a cycle later, then a second cycle).
+DEFAULT_OUT_STAGES = {8: 2, 32: 2, 64: 2}
 
 
-def decap_latency(frame: bytes, cfg: DecapConfig, width_bytes: int, parse_stages: int = 0) -> int | None:
+def decap_latency(frame: bytes, cfg: DecapConfig, width_bytes: int, parse_stages: int = 0,
+                  out_stages: int = 1) -> int | None:
     """Cycles from the first input beat accepted to the first output beat offered (input back to
     back, output ready, nothing ahead). Every beat reaches the decision logic's last stage and the
     header buffer `parse_stages` cycles after it is accepted (gre_decap's PARSE_STAGES). The
     decision is made in the cycle its last beat (beat k_dec) gets there and registered; the output
     stage uses it from the next cycle and needs, for a decapsulation, the beat(s) holding the first
-    output beat's shifted bytes (beat k_data, read in the cycle it gets there).
-    Latency = 1 + parse_stages + max(k_dec + 1, k_data). None when nothing comes out."""
+    output beat's shifted bytes (beat k_data): with out_stages = 1 (OUT_STAGES) read in the cycle
+    it gets there and the output register loaded at the end of that cycle; with out_stages = 2 read
+    from the buffer one cycle later (no bypass) and the output formed in a second cycle.
+    Latency = 1 + parse_stages + max(k_dec + 1, k_data + x) + x with x = out_stages - 1.
+    None when nothing comes out."""
     d = decide(frame, cfg)
     if d.reason == "unknown_drop":
         return None
@@ -218,7 +225,8 @@ def decap_latency(frame: bytes, cfg: DecapConfig, width_bytes: int, parse_stages
         b0, r = divmod(d.S, w)
         last = (n - 1) // w
         k_data = b0 + (1 if r and b0 < last else 0)
-    return 1 + parse_stages + max(k_dec + 1, k_data)
+    x = out_stages - 1
+    return 1 + parse_stages + max(k_dec + 1, k_data + x) + x
 
 
 # ---------------------------------------------------------------------------------------------
@@ -296,9 +304,10 @@ class Encap:
 
 
 def encap_latency(frame: bytes, t: Tunnel | None, width_bytes: int) -> int | None:
-    """gre_encap's latency: 1 cycle; 2 at 64 bits for an L3 tunnel (its Ethertype is in beat 1)."""
+    """gre_encap's latency: 2 cycles (an input register with the registered tunnel lookup and IP
+    length, then the header); 3 at 64 bits for an L3 tunnel (its Ethertype is in beat 1)."""
     if t is None or not t.enable:
-        return 1
+        return 2
     if t.l3 and (len(frame) < 14 or _u16(frame, 12) not in (0x0800, 0x86DD)):
         return None
-    return 2 if (t.l3 and width_bytes < 14) else 1
+    return 3 if (t.l3 and width_bytes < 14) else 2

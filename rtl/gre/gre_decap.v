@@ -19,27 +19,32 @@
 // 0 decap, 1 not GRE, 2 unsupported, 3 fragment, 4 bad checksum, 5 too short, 6 unknown tunnel
 // (passed), 7 unknown tunnel (dropped), 8 drop_length.
 //
-// Latency:    1 + PARSE_STAGES + max(k_dec + 1, k_data) cycles. Every beat reaches the decision
-//             logic's last stage and the header buffer PARSE_STAGES cycles after it is accepted
-//             (the parser is pipelined over those cycles). k_dec: index of the beat completing
-//             the decision (IPv4/IPv6 header, whole GRE header and one inner byte; fewer bytes
-//             when the frame is not decapsulated, see docs/gre.md); the decision is registered
-//             with that beat and used one cycle later. k_data (a decapsulation): the last beat
-//             holding the first output beat's inner bytes, used in the cycle it gets there.
-//             Plain IPv4/GRE/0x6558 with the default PARSE_STAGES = 3: 9 cycles at 64 bits, 6 at
-//             256, 5 at 512 (6 / 3 / 2 with PARSE_STAGES = 0); one-beat frames: 2 +
-//             PARSE_STAGES. A frame may wait until the previous one has left.
+// Latency:    1 + PARSE_STAGES + max(k_dec + 1, k_data + X) + X cycles, X = OUT_STAGES - 1.
+//             Every beat reaches the decision logic's last stage and the header buffer
+//             PARSE_STAGES cycles after it is accepted (the parser is pipelined over those
+//             cycles). k_dec: index of the beat completing the decision (IPv4/IPv6 header, whole
+//             GRE header and one inner byte; fewer bytes when the frame is not decapsulated, see
+//             docs/gre.md); the decision is registered with that beat and used one cycle later.
+//             k_data (a decapsulation): the last beat holding the first output beat's inner
+//             bytes, read in the cycle it gets there (OUT_STAGES = 1) or from the buffer one
+//             cycle later, the output beat being formed in a second cycle (OUT_STAGES = 2).
+//             Plain IPv4/GRE/0x6558 with the defaults PARSE_STAGES = 3, OUT_STAGES = 2: 11 cycles
+//             at 64 bits, 8 at 256, 7 at 512 (9 / 6 / 5 with OUT_STAGES = 1; 6 / 3 / 2 with
+//             PARSE_STAGES = 0 and OUT_STAGES = 1); one-beat frames: 2 + PARSE_STAGES + X.
+//             A frame may wait until the previous one has left.
 // Throughput: 1 beat per cycle in and out, back-to-back frames of every size, every width; a
 //             frame whose output is shorter never stalls the input. s_axis_tready is a register:
 //             low only when the output has been stalled long enough to fill the header buffer.
-//             Clock: PARSE_STAGES trades cycles of latency for Fmax (docs/gre.md, Resources).
+//             Clock: PARSE_STAGES and OUT_STAGES trade cycles of latency for Fmax (docs/gre.md).
 // Bad input:  tuser is passed through (tuser[0] on the last beat; a decapsulated frame's last beat
 //             carries the input's last tuser with bit 0 ORed with the length verdict). Malformed
 //             or truncated headers pass unchanged; nothing hangs.
 // Parameters: DATA_WIDTH 64, 256 or 512; KEEP_WIDTH = DATA_WIDTH/8; USER_WIDTH >= 1;
 //             ACCEPT_ENTRIES 1..64; PARSE_STAGES 0..3 (default 3): pipeline registers in the
-//             parser (1: after the IP fields; 2: also after layer 2; 3: also before the verdict).
-//             Configuration inputs are quasi-static.
+//             parser (1: after the IP fields; 2: also after layer 2; 3: also before the verdict);
+//             OUT_STAGES 1 or 2 (default 2): cycles of the output stage (2: the buffer is read
+//             without bypass and the shift is done in a second cycle). Configuration inputs are
+//             quasi-static. s_axis_tkeep must be contiguous from byte 0.
 `default_nettype none
 
 module gre_decap #(
@@ -47,7 +52,8 @@ module gre_decap #(
     parameter KEEP_WIDTH = DATA_WIDTH / 8,
     parameter USER_WIDTH = 1,
     parameter ACCEPT_ENTRIES = 8,
-    parameter PARSE_STAGES = 3
+    parameter PARSE_STAGES = 3,
+    parameter OUT_STAGES = 2
 ) (
     input  wire                         clk,
     input  wire                         rst,
@@ -94,6 +100,9 @@ module gre_decap #(
         if (PARSE_STAGES < 0 || PARSE_STAGES > 3) begin : g_bad_parse_stages
             PARAMETER_ERROR_PARSE_STAGES_must_be_0_to_3 u_error();
         end
+        if (OUT_STAGES != 1 && OUT_STAGES != 2) begin : g_bad_out_stages
+            PARAMETER_ERROR_OUT_STAGES_must_be_1_or_2 u_error();
+        end
     endgenerate
 
     // Reason codes (stat_reason).
@@ -111,6 +120,11 @@ module gre_decap #(
     localparam W5I = (W > 31) ? 31 : W;
     localparam [4:0] W5 = W5I[4:0];                  // W against the (<= 22-byte) prefix counts
     localparam P = PARSE_STAGES;                     // cycles of the parser pipeline
+    // OUT_STAGES = 1: the output stage reads a beat in the cycle it reaches the header buffer
+    // (bypass) and forms the output beat in that cycle. 2: it reads only beats already in the
+    // buffer (control from registered state), registers the raw window, and shifts in a second
+    // cycle.
+    localparam BYP = (OUT_STAGES == 1) ? 1 : 0;
     // Header buffer: holds the beats of a frame until its decision (at most byte 98) plus one
     // (DEPTH0), twice that for the beats still in the PARSE_STAGES-cycle delay line and a
     // pessimistic s_axis_tready (see below).
@@ -137,12 +151,18 @@ module gre_decap #(
     reg              tready_q;
     wire             in_fire = s_axis_tvalid && tready_q;
     wire             in_last = s_axis_tlast;
+    // Bytes in the beat: tkeep is contiguous from byte 0 (a thermometer code), so bit j of the
+    // count n is set when n mod 2^(j+1) >= 2^j, i.e. when some keep[k*2^j - 1] (k odd) is set and
+    // keep[(k+1)*2^j - 1] is not: a flat OR of terms instead of a W-deep priority chain.
     reg  [CW-1:0]    in_keep_cnt;
-    integer          i;
+    integer          i, kj;
     always @* begin
         in_keep_cnt = {CW{1'b0}};
-        for (i = 0; i < W; i = i + 1)
-            if (s_axis_tkeep[i]) in_keep_cnt = i[CW-1:0] + 1'b1;
+        for (i = 0; i < CW; i = i + 1)
+            for (kj = 1; kj * (1 << i) <= W; kj = kj + 2)
+                if (s_axis_tkeep[kj * (1 << i) - 1]
+                    && ((kj + 1) * (1 << i) > W || !s_axis_tkeep[((kj + 1) * (1 << i) - 1) % W]))
+                    in_keep_cnt[i] = 1'b1;
     end
     wire [CW-1:0]    in_cnt = in_last ? in_keep_cnt : WB;
     assign s_axis_tready = tready_q;
@@ -546,6 +566,21 @@ module gre_decap #(
     reg [AW-1:0]         b_wr, b_rd;
     reg [5:0]            b_count;
     wire [5:0]           b_avail = b_count + {5'd0, v_fire};
+`ifndef SYNTHESIS
+    // Simulation only: FPGA LUT RAM starts defined (zero). Without this, the bytes of an output
+    // beat outside tkeep can come from a never-written entry (the window's second beat, read
+    // without bypass with OUT_STAGES = 2) and be X in a 4-state simulator.
+    integer bi;
+    initial begin
+        for (bi = 0; bi < DEPTH; bi = bi + 1) begin
+            b_data[bi] = {DATA_WIDTH{1'b0}};
+            b_cnt[bi] = {CW{1'b0}};
+            b_last[bi] = 1'b0;
+            b_user[bi] = {USER_WIDTH{1'b0}};
+            b_xbad[bi] = 1'b0;
+        end
+    end
+`endif
 
     // The queue's head is a register (h_rec), so the output stage never reads LUT RAM for its
     // record; the rest waits in q_rec. A record pushed in a cycle is at the head in the next one
@@ -569,15 +604,16 @@ module gre_decap #(
     reg  [3:0]           soff;       // current frame's shifted-window offset (see the stage)
     wire [3:0]           soff1 = soff + 1'b1;
     wire [5:0]           soff6 = {2'b00, soff}, soff16 = {2'b00, soff1};
-    wire                 u_buf  = b_count != 0;
-    wire                 s_buf  = soff6 < b_count;
-    wire                 s1_buf = soff16 < b_count;
+    wire                 u_buf  = !BYP || b_count != 0;
+    wire                 s_buf  = !BYP || soff6 < b_count;
+    wire                 s1_buf = !BYP || soff16 < b_count;
     wire [AW-1:0]        u_idx  = b_rd;
     wire [AW-1:0]        s_idx  = b_rd + soff6[AW-1:0];
     wire [AW-1:0]        s1_idx = b_rd + soff16[AW-1:0];
-    wire                 u_ok   = b_avail != 0;
-    wire                 s_ok   = soff6 < b_avail;
-    wire                 s1_ok  = soff16 < b_avail;
+    wire [5:0]           b_rdy  = BYP ? b_avail : b_count;   // beats the output stage can read
+    wire                 u_ok   = b_rdy != 0;
+    wire                 s_ok   = soff6 < b_rdy;
+    wire                 s1_ok  = soff16 < b_rdy;
     wire [DATA_WIDTH-1:0] u_data  = u_buf  ? b_data[u_idx]  : v_data;
     wire [DATA_WIDTH-1:0] s_data  = s_buf  ? b_data[s_idx]  : v_data;
     wire [DATA_WIDTH-1:0] s1_data = s1_buf ? b_data[s1_idx] : v_data;
@@ -616,17 +652,16 @@ module gre_decap #(
     wire [FW-1:0]    c_eleft = st_act ? st_eleft : rec_eo;
     always @* soff = st_act ? st_soff : rec_b0;
 
+    // The prefix (pleft <= 22 bytes) only reaches the first NPRE bytes of a beat.
+    localparam NPRE = W < 24 ? W : 24;
+
     reg                  m_valid;
     reg [DATA_WIDTH-1:0] m_data;
     reg [CW:0]           m_cnt;      // bytes in the output beat (tkeep is decoded from it)
     reg                  m_last;
     reg [USER_WIDTH-1:0] m_user;
-    wire                 can_out = !m_valid || m_axis_tready;
-
-    /* verilator lint_off UNUSEDSIGNAL */  // only the low half of the shifted pair is the window
-    wire [2*DATA_WIDTH-1:0] win2 = {s1_data, s_data} >> {c_r, 3'b000};
-    /* verilator lint_on UNUSEDSIGNAL */
-    wire [DATA_WIDTH-1:0]   win = win2[DATA_WIDTH-1:0];
+    wire                 m_free = !m_valid || m_axis_tready;
+    wire                 can_out;    // the output stage may form a beat (see g_form_*)
 
     // Decapsulation step: end of frame by the input's end (F) or by the IP length (E).
     wire         r_nz = c_r != {LW{1'b0}};
@@ -664,16 +699,25 @@ module gre_decap #(
         end
     endgenerate
 
-    // The prefix (pleft <= 22 bytes) only reaches the first NPRE bytes of a beat.
-    localparam NPRE = W < 24 ? W : 24;
+    // Forming the output beat (the shift and the prefix): from this cycle's reads
+    // (OUT_STAGES = 1) or from the window register (2; see below). f_*: its inputs.
+    wire [DATA_WIDTH-1:0] f_s, f_s1;
+    wire [8*NPRE-1:0]     f_u;
+    wire [LW-1:0]         f_r;
+    wire [4:0]            f_uleft, f_pleft;
+    wire [15:0]           f_proto;
+    /* verilator lint_off UNUSEDSIGNAL */  // only the low half of the shifted pair is the window
+    wire [2*DATA_WIDTH-1:0] win2 = {f_s1, f_s} >> {f_r, 3'b000};
+    /* verilator lint_on UNUSEDSIGNAL */
+    wire [DATA_WIDTH-1:0]   win = win2[DATA_WIDTH-1:0];
     reg [DATA_WIDTH-1:0] dc_data;
     always @* begin
         dc_data = win;
         for (i = 0; i < NPRE; i = i + 1) begin
-            if (i < c_uleft)
-                dc_data[8*i +: 8] = u_data[8*i +: 8];
-            else if (i < c_pleft)
-                dc_data[8*i +: 8] = (i[6:0] == {2'b00, c_uleft}) ? c_proto[15:8] : c_proto[7:0];
+            if (i < f_uleft)
+                dc_data[8*i +: 8] = f_u[8*i +: 8];
+            else if (i < f_pleft)
+                dc_data[8*i +: 8] = (i[6:0] == {2'b00, f_uleft}) ? f_proto[15:8] : f_proto[7:0];
         end
     end
 
@@ -681,10 +725,15 @@ module gre_decap #(
     reg          take, out_ld, out_hold, drain_done;
     reg          nx_act, nx_drain;
     reg [3:0]    nx_soff;
-    reg [DATA_WIDTH-1:0] o_data;
+    reg          o_pass;             // the output beat is u as it is (a passed frame)
     reg [CW:0]   o_cnt;
     reg          o_last;
-    reg [USER_WIDTH-1:0] o_user;
+    // Which tuser the beat carries: 0 s's, 1 s's with its length verdict, 2 s1's with its
+    // verdict, 3 u's (with its verdict on a last beat). Selected from the reads in the same cycle
+    // (OUT_STAGES = 1) or from their registered copies in the next one (2), so that no read's
+    // address depends on another read's data.
+    localparam [1:0] US_S = 2'd0, US_SX = 2'd1, US_S1X = 2'd2, US_U = 2'd3;
+    reg [1:0]    o_usel;
     always @* begin
         pop = 5'd0;
         take = 1'b0;
@@ -694,10 +743,10 @@ module gre_decap #(
         nx_act = st_act;
         nx_drain = st_drain;
         nx_soff = soff;
-        o_data = dc_data;
+        o_pass = 1'b0;
         o_cnt = vb;
         o_last = 1'b0;
-        o_user = s_user;
+        o_usel = US_S;
         if (st_drain) begin
             // The output's last beat is held until the input frame's end shows its verdict.
             if (u_ok) begin
@@ -718,8 +767,7 @@ module gre_decap #(
                         o_last = 1'b1;
                         if (vis_last) begin
                             pop = {1'b0, soff} + (s_last ? 1 : 2);
-                            o_user = s_last ? (s_user | (s_xbad ? U_BAD : U_NONE))
-                                            : (s1_user | (s1_xbad ? U_BAD : U_NONE));
+                            o_usel = s_last ? US_SX : US_S1X;
                             nx_act = 1'b0;
                         end else begin
                             pop = {1'b0, soff} + 1;
@@ -743,10 +791,10 @@ module gre_decap #(
                     out_ld = 1'b1;
                     pop = 1;
                     nx_act = !u_last;
-                    o_data = u_data;
+                    o_pass = 1'b1;
                     o_cnt = {1'b0, u_cnt};
                     o_last = u_last;
-                    o_user = u_user | (u_xbad && u_last ? U_BAD : U_NONE);
+                    o_usel = US_U;
                 end
             endcase
         end
@@ -801,19 +849,6 @@ module gre_decap #(
             st_proto <= c_proto;
             st_eleft <= eleft_next;
         end
-        if (out_ld) begin
-            m_data <= o_data;
-            m_cnt <= o_cnt;
-            m_last <= o_last;
-            m_user <= o_user;
-            m_valid <= !out_hold;
-        end else if (drain_done) begin
-            m_user <= u_user | (u_xbad ? U_BAD : U_NONE);
-            m_valid <= 1'b1;
-        end else if (m_axis_tready) begin
-            m_valid <= 1'b0;
-        end
-
         if (rst) begin
             b_wr <= {AW{1'b0}};
             b_rd <= {AW{1'b0}};
@@ -825,9 +860,112 @@ module gre_decap #(
             tready_q <= 1'b0;
             st_act <= 1'b0;
             st_drain <= 1'b0;
-            m_valid <= 1'b0;
         end
     end
+
+    // The output register: loaded in the cycle the beat is formed (OUT_STAGES = 1), or one
+    // cycle later from the window register x_* (2).
+    generate
+        if (BYP) begin : g_form_now
+            assign can_out = m_free;
+            assign f_s = s_data;
+            assign f_s1 = s1_data;
+            assign f_u = u_data[8*NPRE-1:0];
+            assign f_r = c_r;
+            assign f_uleft = c_uleft;
+            assign f_pleft = c_pleft;
+            assign f_proto = c_proto;
+            always @(posedge clk) begin
+                if (out_ld) begin
+                    m_data <= o_pass ? u_data : dc_data;
+                    m_cnt <= o_cnt;
+                    m_last <= o_last;
+                    case (o_usel)
+                        US_S:    m_user <= s_user;
+                        US_SX:   m_user <= s_user | (s_xbad ? U_BAD : U_NONE);
+                        US_S1X:  m_user <= s1_user | (s1_xbad ? U_BAD : U_NONE);
+                        default: m_user <= u_user | (u_xbad && u_last ? U_BAD : U_NONE);
+                    endcase
+                    m_valid <= !out_hold;
+                end else if (drain_done) begin
+                    m_user <= u_user | (u_xbad ? U_BAD : U_NONE);
+                    m_valid <= 1'b1;
+                end else if (m_axis_tready) begin
+                    m_valid <= 1'b0;
+                end
+                if (rst) m_valid <= 1'b0;
+            end
+        end else begin : g_form_next
+            // The window register between the two cycles: the raw beats, the shift and the
+            // prefix (a passed beat is u with no shift); x_valid = 0 with the beat in it while a
+            // length-checked last beat is held for the input frame's end.
+            reg                  x_valid;
+            reg [DATA_WIDTH-1:0] x_s, x_s1;
+            reg [8*NPRE-1:0]     x_u;
+            reg [LW-1:0]         x_r;
+            reg [4:0]            x_uleft, x_pleft;
+            reg [15:0]           x_proto;
+            reg [CW:0]           x_cnt;
+            reg                  x_last;
+            reg [1:0]            x_usel;
+            reg [USER_WIDTH-1:0] x_su, x_s1u, x_uu;
+            reg                  x_sx, x_s1x, x_ux;
+            assign can_out = !x_valid || m_free;
+            assign f_s = x_s;
+            assign f_s1 = x_s1;
+            assign f_u = x_u;
+            assign f_r = x_r;
+            assign f_uleft = x_uleft;
+            assign f_pleft = x_pleft;
+            assign f_proto = x_proto;
+            always @(posedge clk) begin
+                if (out_ld) begin
+                    x_s <= o_pass ? u_data : s_data;
+                    x_s1 <= s1_data;
+                    x_u <= u_data[8*NPRE-1:0];
+                    x_r <= o_pass ? {LW{1'b0}} : c_r;
+                    x_uleft <= o_pass ? 5'd0 : c_uleft;
+                    x_pleft <= o_pass ? 5'd0 : c_pleft;
+                    x_proto <= c_proto;
+                    x_cnt <= o_cnt;
+                    x_last <= o_last;
+                    x_usel <= o_usel;
+                    x_su <= s_user;
+                    x_sx <= s_xbad;
+                    x_s1u <= s1_user;
+                    x_s1x <= s1_xbad;
+                    x_uu <= u_user;
+                    x_ux <= u_xbad && u_last;
+                    x_valid <= !out_hold;
+                end else if (drain_done) begin
+                    x_usel <= US_U;
+                    x_uu <= u_user;
+                    x_ux <= u_xbad;
+                    x_valid <= 1'b1;
+                end else if (m_free) begin
+                    x_valid <= 1'b0;
+                end
+                if (x_valid && m_free) begin
+                    m_data <= dc_data;
+                    m_cnt <= x_cnt;
+                    m_last <= x_last;
+                    case (x_usel)
+                        US_S:    m_user <= x_su;
+                        US_SX:   m_user <= x_su | (x_sx ? U_BAD : U_NONE);
+                        US_S1X:  m_user <= x_s1u | (x_s1x ? U_BAD : U_NONE);
+                        default: m_user <= x_uu | (x_ux ? U_BAD : U_NONE);
+                    endcase
+                    m_valid <= 1'b1;
+                end else if (m_axis_tready) begin
+                    m_valid <= 1'b0;
+                end
+                if (rst) begin
+                    x_valid <= 1'b0;
+                    m_valid <= 1'b0;
+                end
+            end
+        end
+    endgenerate
 
     assign m_axis_tdata = m_data;
     // A decode of a register (not of the output stage's logic), kept off the byte-count path.

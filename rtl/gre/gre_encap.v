@@ -15,7 +15,9 @@
 // 0 encapsulated, 1 passed (tunnel disabled), 2 dropped (L3 tunnel, input not IPv4/IPv6 or
 // shorter than 14 bytes), 3 encapsulated but s_axis_tlen disagreed with the frame (output bad).
 //
-// Latency:    1 cycle; 2 cycles at 64 bits for an L3 tunnel (the Ethertype is in the 2nd beat).
+// Latency:    2 cycles; 3 cycles at 64 bits for an L3 tunnel (the Ethertype is in the 2nd beat).
+//             Every beat first goes through an input register that also holds its registered
+//             tunnel lookup and IP length; the checksum and the header are formed after it.
 // Throughput: 1 output beat per cycle, back-to-back frames, every width: the output is longer
 //             than the input by the header, so the input is throttled (s_axis_tready, a register)
 //             to the output's pace through a small buffer.
@@ -97,7 +99,7 @@ module gre_encap #(
     localparam [6:0] W7 = W[6:0];
     localparam [USER_WIDTH-1:0] U_BAD = 1;           // tuser[0] = bad
     localparam [USER_WIDTH-1:0] U_NONE = 0;
-    localparam DEPTH = (W == 8) ? 8 : 4;
+    localparam DEPTH = 8;
     localparam AW = $clog2(DEPTH);
     localparam HMAX = 66;                            // longest outer header: 14 + 40 + 12
     localparam HW = 8 * HMAX;
@@ -127,6 +129,67 @@ module gre_encap #(
     wire [16:0]      i_cnt = i_cnt_wide[17] ? 17'h1FFFF : i_cnt_wide[16:0];
     wire [15:0]      i_len = i_first ? s_axis_tlen : i_tlen;
     wire             in_xbad = i_cnt != {1'b0, i_len};   // used on the last beat
+
+    // Tunnel lookup and IP length of the beat (used on a frame's first beat), registered with
+    // the beat in the input register (d_*) before the checksum and the header are formed.
+    wire             i_t_in = {{(32-DEST_WIDTH){1'b0}}, s_axis_tdest} < TUNNELS;
+    wire [DEST_WIDTH-1:0] i_t = i_t_in ? s_axis_tdest : {DEST_WIDTH{1'b0}};
+    wire             i_en = i_t_in && cfg_tun_enable[i_t];
+    wire [4:0]       i_glen = 5'd4 + {2'b00, cfg_tun_key_en[i_t], 2'b00} + {2'b00, cfg_tun_seq_en[i_t], 2'b00};
+    wire [15:0]      i_payload = s_axis_tlen - (cfg_tun_l3[i_t] ? 16'd14 : 16'd0);
+    // IPv4 total length, or IPv6 payload length
+    wire [15:0]      i_iplen = i_payload + {11'd0, i_glen} + (cfg_tun_ipv6[i_t] ? 16'd0 : 16'd20);
+    // The outer header's length H and, for an encapsulated frame, the output's offset T into the
+    // input (H - 14 for L3 tunnels, else H) as the window's start: r = (-T) mod W bytes and the
+    // first beat's base = -ceil(T / W) (see the output stage).
+    wire [6:0]       i_hdlen = (cfg_tun_ipv6[i_t] ? 7'd54 : 7'd34) + {2'd0, i_glen};
+    wire [7:0]       i_tt = {1'b0, i_hdlen} - (cfg_tun_l3[i_t] ? 8'd14 : 8'd0);
+    wire [LW-1:0]    i_r = -i_tt[LW-1:0];
+    wire [7:0]       i_tb = i_tt >> LW;                         // whole beats in T
+    wire [7:0]       i_base = 8'd0 - i_tb - {7'd0, i_r != {LW{1'b0}}};
+
+    // Whether the beat holds an IP Ethertype where an L3 tunnel reads it (bytes 12..13 of the
+    // frame: beat ET_BEAT, bytes 12 - 8 * ET_BEAT ..), flagged at the input.
+    wire [15:0]      i_et = {s_axis_tdata[8*(12-8*ET_BEAT) +: 8], s_axis_tdata[8*(13-8*ET_BEAT) +: 8]};
+    wire             i_et_ip = i_et == 16'h0800 || i_et == 16'h86DD;
+
+    reg                  d_v;
+    reg                  d_et_ip;
+    reg [DATA_WIDTH-1:0] d_data;
+    reg [CW-1:0]         d_cnt;
+    reg                  d_last;
+    reg [USER_WIDTH-1:0] d_user;
+    reg                  d_xbad;
+    reg [DEST_WIDTH-1:0] d_t;
+    reg                  d_en;
+    reg [15:0]           d_iplen;
+    reg [6:0]            d_hdlen;
+    reg [LW-1:0]         d_r;
+    reg [7:0]            d_base;
+    always @(posedge clk) begin
+        d_v <= in_fire;
+        d_data <= s_axis_tdata;
+        d_cnt <= in_cnt;
+        d_last <= in_last;
+        d_user <= s_axis_tuser;
+        d_xbad <= in_xbad;
+        d_t <= i_t;
+        d_en <= i_en;
+        d_iplen <= i_iplen;
+        d_et_ip <= i_et_ip;
+        d_hdlen <= i_hdlen;
+        d_r <= i_r;
+        d_base <= i_base;
+        if (rst) d_v <= 1'b0;
+    end
+    // IPv4 header checksum of the beat's frame: the part that does not depend on the frame
+    // (0x4500, DF, TTL and protocol, addresses) is summed per tunnel in registers from the
+    // configuration (quasi-static: a change is used from the next cycle); the frame adds its
+    // total length.
+    reg  [20*TUNNELS-1:0] tun_csum;
+    wire [19:0]      d_sum = tun_csum[20*d_t +: 20] + {4'd0, d_iplen};
+    wire [16:0]      d_fold1 = {1'b0, d_sum[15:0]} + {13'd0, d_sum[19:16]};
+    wire [15:0]      d_csum = ~(d_fold1[15:0] + {15'd0, d_fold1[16]});
     always @(posedge clk) begin
         if (in_fire) begin
             if (i_first) i_tlen <= s_axis_tlen;
@@ -144,37 +207,50 @@ module gre_encap #(
     reg                  b_last [0:DEPTH-1];
     reg [USER_WIDTH-1:0] b_user [0:DEPTH-1];
     reg                  b_xbad [0:DEPTH-1];
-    reg [DEST_WIDTH-1:0] b_dest [0:DEPTH-1];
-    reg [15:0]           b_tlen [0:DEPTH-1];
+    reg [DEST_WIDTH-1:0] b_t    [0:DEPTH-1];
+    reg                  b_en   [0:DEPTH-1];
+    reg [15:0]           b_iplen [0:DEPTH-1];
+    reg [15:0]           b_csum [0:DEPTH-1];
+    reg                  b_et_ip [0:DEPTH-1];
+    reg [6:0]            b_hdlen [0:DEPTH-1];
+    reg [LW-1:0]         b_r    [0:DEPTH-1];
+    reg [7:0]            b_base [0:DEPTH-1];
     reg [AW-1:0]         b_wr, b_rd;
     reg [AW:0]           b_count;
-    wire [AW:0]          b_avail = b_count + {{AW{1'b0}}, in_fire};
+    wire [AW:0]          b_avail = b_count + {{AW{1'b0}}, d_v};
 
-    // Read ports p0 = entry 0, p1 = entry 1 (a beat arriving in this cycle is read directly).
+    // Read ports p0 = entry 0, p1 = entry 1 (a beat arriving from the input register in this
+    // cycle is read directly).
     wire [AW-1:0]        p1_idx = b_rd + 1'b1;
     wire                 p0_buf = b_count != 0;
     wire                 p1_buf = b_count > 1;
     wire                 p0_ok = b_avail != 0;
     wire                 p1_ok = b_avail > 1;
-    wire [DATA_WIDTH-1:0] p0_data = p0_buf ? b_data[b_rd]   : s_axis_tdata;
-    wire [DATA_WIDTH-1:0] p1_data = p1_buf ? b_data[p1_idx] : s_axis_tdata;
-    wire [CW-1:0]        p0_cnt  = p0_buf ? b_cnt[b_rd]     : in_cnt;
-    wire [CW-1:0]        p1_cnt  = p1_buf ? b_cnt[p1_idx]   : in_cnt;
-    wire                 p0_last = p0_buf ? b_last[b_rd]    : in_last;
-    wire                 p1_last = p1_buf ? b_last[p1_idx]  : in_last;
-    wire [USER_WIDTH-1:0] p0_user = p0_buf ? b_user[b_rd]   : s_axis_tuser;
-    wire [USER_WIDTH-1:0] p1_user = p1_buf ? b_user[p1_idx] : s_axis_tuser;
-    wire                 p0_xbad = p0_buf ? b_xbad[b_rd]    : in_xbad;
-    wire                 p1_xbad = p1_buf ? b_xbad[p1_idx]  : in_xbad;
-    wire [DEST_WIDTH-1:0] p0_dest = p0_buf ? b_dest[b_rd]   : s_axis_tdest;
-    wire [15:0]          p0_tlen = p0_buf ? b_tlen[b_rd]    : s_axis_tlen;
+    wire [DATA_WIDTH-1:0] p0_data = p0_buf ? b_data[b_rd]   : d_data;
+    wire [DATA_WIDTH-1:0] p1_data = p1_buf ? b_data[p1_idx] : d_data;
+    wire [CW-1:0]        p0_cnt  = p0_buf ? b_cnt[b_rd]     : d_cnt;
+    wire [CW-1:0]        p1_cnt  = p1_buf ? b_cnt[p1_idx]   : d_cnt;
+    wire                 p0_last = p0_buf ? b_last[b_rd]    : d_last;
+    wire                 p1_last = p1_buf ? b_last[p1_idx]  : d_last;
+    wire [USER_WIDTH-1:0] p0_user = p0_buf ? b_user[b_rd]   : d_user;
+    wire [USER_WIDTH-1:0] p1_user = p1_buf ? b_user[p1_idx] : d_user;
+    wire                 p0_xbad = p0_buf ? b_xbad[b_rd]    : d_xbad;
+    wire                 p1_xbad = p1_buf ? b_xbad[p1_idx]  : d_xbad;
+    wire [DEST_WIDTH-1:0] p0_t   = p0_buf ? b_t[b_rd]       : d_t;
+    wire                 p0_en   = p0_buf ? b_en[b_rd]      : d_en;
+    wire [15:0]          p0_iplen = p0_buf ? b_iplen[b_rd]  : d_iplen;
+    wire [15:0]          p0_csum = p0_buf ? b_csum[b_rd]    : d_csum;
+    wire                 p0_et_ip = p0_buf ? b_et_ip[b_rd]  : d_et_ip;
+    wire                 p1_et_ip = p1_buf ? b_et_ip[p1_idx] : d_et_ip;
+    wire [6:0]           p0_hdlen = p0_buf ? b_hdlen[b_rd]  : d_hdlen;
+    wire [LW-1:0]        p0_r    = p0_buf ? b_r[b_rd]       : d_r;
+    wire [7:0]           p0_base = p0_buf ? b_base[b_rd]    : d_base;
 
     // -----------------------------------------------------------------------------------------
     // The frame at the head: its tunnel, mode and outer header (used when it starts)
     // -----------------------------------------------------------------------------------------
-    wire             t_in = {{(32-DEST_WIDTH){1'b0}}, p0_dest} < TUNNELS;
-    wire [DEST_WIDTH-1:0] t = t_in ? p0_dest : {DEST_WIDTH{1'b0}};
-    wire             t_en  = t_in && cfg_tun_enable[t];
+    wire [DEST_WIDTH-1:0] t = p0_t;  // resolved at the input (0 when out of range)
+    wire             t_en  = p0_en;
     wire             t_v6  = cfg_tun_ipv6[t];
     wire             t_l3  = cfg_tun_l3[t];
     wire             t_k   = cfg_tun_key_en[t];
@@ -187,7 +263,6 @@ module gre_encap #(
     wire [31:0]      t_key = cfg_tun_key[32*t +: 32];
 
     reg  [32*TUNNELS-1:0] seq;       // per-tunnel sequence counters
-    reg  [20*TUNNELS-1:0] tun_csum;  // per-tunnel constant part of the IPv4 header checksum
     wire [31:0]      t_seq = seq[32*t +: 32];
 
     // The input's Ethertype (L3 tunnels): bytes 12..13, in beat ET_BEAT.
@@ -201,26 +276,18 @@ module gre_encap #(
     endgenerate
     wire             et_have = ET_BEAT ? (!p0_last && p1_ok && (!p1_last || p1_cnt >= ET_NEED))
                                        : (!p0_last || p0_cnt >= ET_NEED);
-    wire             et_ok = et_have && (et_in == 16'h0800 || et_in == 16'h86DD);
+    wire             et_ok = et_have && (ET_BEAT ? p1_et_ip : p0_et_ip);
     wire             hd_wait = ET_BEAT && t_en && t_l3 && !p0_last && !p1_ok;
     wire [1:0]       hd_mode = !t_en ? M_PASS : (t_l3 && !et_ok) ? M_DROP : M_ENCAP;
 
     // Outer header bytes (byte j at hd[8j +: 8]).
     wire [15:0]      proto = t_l3 ? et_in : 16'h6558;
-    wire [4:0]       glen = 5'd4 + {2'b00, t_k, 2'b00} + {2'b00, t_s, 2'b00};
-    wire [15:0]      payload = p0_tlen - (t_l3 ? 16'd14 : 16'd0);
-    wire [15:0]      v4_tot = payload + 16'd20 + {11'd0, glen};
-    wire [15:0]      v6_plen = payload + {11'd0, glen};
-    // IPv4 header checksum: the part that does not depend on the frame (0x4500, DF, TTL and
-    // protocol, addresses) is summed per tunnel in registers from the configuration (which is
-    // quasi-static: a change is used from the next cycle); the frame adds its total length.
-    wire [19:0]      t_csum_base = tun_csum[20*t +: 20];
-    wire [19:0]      v4_sum = t_csum_base + {4'd0, v4_tot};
-    wire [16:0]      v4_fold1 = {1'b0, v4_sum[15:0]} + {13'd0, v4_sum[19:16]};
-    wire [15:0]      v4_csum = ~(v4_fold1[15:0] + {15'd0, v4_fold1[16]});
+    wire [15:0]      v4_tot = p0_iplen;
+    wire [15:0]      v6_plen = p0_iplen;
+    wire [15:0]      v4_csum = p0_csum;
     wire [95:0]      gre_key_seq = t_k ? {t_key, t_seq, 32'd0} : {t_seq, 64'd0};
     wire [127:0]     gre_hdr = {1'b0, 1'b0, t_k, t_s, 4'd0, 8'd0, proto, gre_key_seq};  // 16 bytes max
-    wire [6:0]       hd_len = (t_v6 ? 7'd54 : 7'd34) + {2'd0, glen};
+    wire [6:0]       hd_len = p0_hdlen;
 
     reg [HW-1:0]     hd;             // built big-endian below, then byte-reversed into hd
     reg [HW-1:0]     hd_be;
@@ -240,10 +307,10 @@ module gre_encap #(
     // Output byte o: o < H (header length): header byte o; else input byte o - T with
     // T = H - (14 for L3 tunnels, else 0). Beat n reads the window {next, head} >> 8r where
     // head = input beat base = floor((nW - T) / W) and r = (-T) mod W; a passed frame is T = 0.
-    wire [7:0]       hd_t = hd_mode == M_ENCAP ? {1'b0, hd_len} - (t_l3 ? 8'd14 : 8'd0) : 8'd0;
-    wire [LW-1:0]    hd_r = -hd_t[LW-1:0];
-    wire [7:0]       hd_tb = hd_t >> LW;                        // whole beats in T
-    wire signed [7:0] hd_base = 8'sd0 - $signed(hd_tb) - $signed({7'd0, hd_r != {LW{1'b0}}});
+    // (precomputed at the input for an encapsulation: p0_r, p0_base)
+    wire             hd_enc = hd_mode == M_ENCAP;
+    wire [LW-1:0]    hd_r = hd_enc ? p0_r : {LW{1'b0}};
+    wire signed [7:0] hd_base = hd_enc ? $signed(p0_base) : 8'sd0;
 
     // -----------------------------------------------------------------------------------------
     // Output stage
@@ -322,19 +389,27 @@ module gre_encap #(
     end
 
     always @(posedge clk) begin
-        if (in_fire) begin
-            b_data[b_wr] <= s_axis_tdata;
-            b_cnt[b_wr]  <= in_cnt;
-            b_last[b_wr] <= in_last;
-            b_user[b_wr] <= s_axis_tuser;
-            b_xbad[b_wr] <= in_xbad;
-            b_dest[b_wr] <= s_axis_tdest;
-            b_tlen[b_wr] <= s_axis_tlen;
+        if (d_v) begin
+            b_data[b_wr] <= d_data;
+            b_cnt[b_wr]  <= d_cnt;
+            b_last[b_wr] <= d_last;
+            b_user[b_wr] <= d_user;
+            b_xbad[b_wr] <= d_xbad;
+            b_t[b_wr]    <= d_t;
+            b_en[b_wr]   <= d_en;
+            b_iplen[b_wr] <= d_iplen;
+            b_csum[b_wr] <= d_csum;
+            b_et_ip[b_wr] <= d_et_ip;
+            b_hdlen[b_wr] <= d_hdlen;
+            b_r[b_wr]    <= d_r;
+            b_base[b_wr] <= d_base;
             b_wr <= b_wr + 1'b1;
         end
         b_rd <= b_rd + pop_w[AW-1:0];
         b_count <= b_avail - pop_w;
-        tready_q <= (b_avail - pop_w) < DEPTH;
+        // Room for one more beat besides the one entering the input register now, not counting
+        // this cycle's pop (one cycle pessimistic, which keeps the output stage out of this path).
+        tready_q <= {1'b0, b_avail} + {{AW{1'b0}}, in_fire} < DEPTH;
 
         if (go) begin
             st_act <= !done;

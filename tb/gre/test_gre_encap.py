@@ -254,7 +254,7 @@ def schedule(tb, ins, want):
     w = tb.w
     free, cyc = 0, []
     for f, x in zip(ins, want):
-        acc = [b[0] for b in f]
+        acc = [b[0] + 1 for b in f]  # every beat reaches the output stage through the input register
         last = len(acc) - 1
         mode, T, extra = frame_shape(tb, x)
         if mode == "drop":
