@@ -1480,28 +1480,43 @@ static void fill_ptrs(struct fade *f, struct fade_ptrs *p)
     p->eos = fade_rx_eos(&f->rx);
 }
 
-/* Poll mode: handle frames until the reader's condition holds, sleeping in poll() between. */
-static int read_ptrs_poll_loop(struct fade *f, struct fade_ptrs *p, int timeout_ms)
+/* Poll mode: handle frames, then test `ready` (given the number just handled); sleep in poll()
+ * between tries until it holds (0) or the timeout in ms passes (-ETIMEDOUT; < 0: none). The
+ * event count is read before `ready`, so a frame that arrives after the test ends the sleep. */
+typedef int (*ready_fn)(struct fade *f, int handled, void *arg);
+
+static int poll_until(struct fade *f, ready_fn ready, void *arg, int timeout_ms)
 {
     uint64_t end = timeout_ms > 0 ? now_ns() + (uint64_t)timeout_ms * 1000000u : 0;
     for (;;) {
-        unsigned ev;
-        int ready, ms;
-        poll_step(f, 0, 1);
-        ev = __atomic_load_n(&f->events, __ATOMIC_SEQ_CST);
-        pthread_mutex_lock(&f->lock);
-        fill_ptrs(f, p);
-        ready = p->avail >= f->wakeup || p->eos || __atomic_load_n(&f->closing, __ATOMIC_ACQUIRE);
-        pthread_mutex_unlock(&f->lock);
-        /* the buffer cannot take another window: what is there, even below the threshold */
-        ready = ready || (p->avail && buffer_full(f));
-        if (ready)
+        int n = poll_step(f, 0, 1), ms;
+        unsigned ev = __atomic_load_n(&f->events, __ATOMIC_SEQ_CST);
+        if (ready(f, n, arg))
             return 0;
         ms = timeout_ms < 0 ? -1 : timeout_ms == 0 ? 0 : ms_left(end);
         if (ms == 0)
             return -ETIMEDOUT;
         poll_wait(f, ev, ms, 1);
     }
+}
+
+static int closing(struct fade *f)
+{
+    return __atomic_load_n(&f->closing, __ATOMIC_ACQUIRE);
+}
+
+/* fade_read_ptrs: the wake-up threshold, the end of the stream, or a buffer that cannot take
+ * another window (then what is there, even below the threshold) */
+static int ptrs_ready(struct fade *f, int handled, void *arg)
+{
+    struct fade_ptrs *p = arg;
+    int ready;
+    (void)handled;
+    pthread_mutex_lock(&f->lock);
+    fill_ptrs(f, p);
+    ready = p->avail >= f->wakeup || p->eos || closing(f);
+    pthread_mutex_unlock(&f->lock);
+    return ready || (p->avail && buffer_full(f));
 }
 
 /* Run `call` as a reader and return its value (`readers`: a waiting command thread leaves the
@@ -1519,24 +1534,21 @@ static int read_ptrs_poll_loop(struct fade *f, struct fade_ptrs *p, int timeout_
 
 static int read_ptrs_poll(struct fade *f, struct fade_ptrs *p, int timeout_ms)
 {
-    AS_READER(f, read_ptrs_poll_loop(f, p, timeout_ms));
+    AS_READER(f, poll_until(f, ptrs_ready, p, timeout_ms));
+}
+
+/* fade_poll: frames were handled (their number is kept in *arg), or there is nothing to do
+ * until the application consumes (buffer full) or closes */
+static int handled_ready(struct fade *f, int handled, void *arg)
+{
+    *(int *)arg = handled;
+    return handled > 0 || closing(f) || buffer_full(f);
 }
 
 static int poll_loop(struct fade *f, int timeout_ms)
 {
-    uint64_t end;
-    end = timeout_ms > 0 ? now_ns() + (uint64_t)timeout_ms * 1000000u : 0;
-    for (;;) {
-        unsigned ev;
-        int n = poll_step(f, 0, 1), ms;
-        ev = __atomic_load_n(&f->events, __ATOMIC_SEQ_CST);
-        if (n > 0 || __atomic_load_n(&f->closing, __ATOMIC_ACQUIRE) || buffer_full(f))
-            return n;  /* (buffer full: nothing to do until the application consumes) */
-        ms = timeout_ms < 0 ? -1 : timeout_ms == 0 ? 0 : ms_left(end);
-        if (ms == 0)
-            return 0;
-        poll_wait(f, ev, ms, 1);
-    }
+    int n = 0;
+    return poll_until(f, handled_ready, &n, timeout_ms) ? 0 : n;
 }
 
 int fade_poll(fade_t *f, int timeout_ms)
@@ -1603,32 +1615,21 @@ static int next_span(struct fade *f, struct fade_span *s)
     return s->len > 0 || eos;
 }
 
-static int read_span_loop(struct fade *f, struct fade_span *s, int timeout_ms)
+static int span_ready(struct fade *f, int handled, void *arg)
 {
-    uint64_t end;
-    end = timeout_ms > 0 ? now_ns() + (uint64_t)timeout_ms * 1000000u : 0;
-    for (;;) {
-        unsigned ev;
-        int ready, ms;
-        poll_step(f, 0, 1);
-        ev = __atomic_load_n(&f->events, __ATOMIC_SEQ_CST);
-        pthread_mutex_lock(&f->lock);
-        ready = next_span(f, s) || __atomic_load_n(&f->closing, __ATOMIC_ACQUIRE);
-        pthread_mutex_unlock(&f->lock);
-        if (ready)
-            return 0;
-        ms = timeout_ms < 0 ? -1 : timeout_ms == 0 ? 0 : ms_left(end);
-        if (ms == 0)
-            return -ETIMEDOUT;
-        poll_wait(f, ev, ms, 1);
-    }
+    int ready;
+    (void)handled;
+    pthread_mutex_lock(&f->lock);
+    ready = next_span(f, arg) || closing(f);
+    pthread_mutex_unlock(&f->lock);
+    return ready;
 }
 
 int fade_read_span(fade_t *f, struct fade_span *s, int timeout_ms)
 {
     if (!f || !s || !f->inplace)
         return -EINVAL;
-    AS_READER(f, read_span_loop(f, s, timeout_ms));
+    AS_READER(f, poll_until(f, span_ready, s, timeout_ms));
 }
 
 int fade_release_span(fade_t *f, const struct fade_span *s)
