@@ -920,14 +920,18 @@ def render_verilog(rm: RegMap) -> str:
             L.append(f"            {_addr(rm, r, w, None)}: begin bus_rd_hit = 1'b1; "
                      f"bus_rd_data = {_read_expr(r, w, None)}; end")
         L += ["            default: ;", "        endcase"]
+    if rm.arrays:
+        # Array words are OR-ed in, not selected by `if`: the addresses are distinct, so at most
+        # one term is non-zero, and an OR (unlike a chain of priority muxes, one per word)
+        # synthesizes as a balanced tree: a few LUT levels instead of one per word.
+        L.append("        // array words: at most one address matches; OR (a balanced tree), not if-chains")
     for a in rm.arrays:
         L.append(f"        for (bus_rd_k = 0; bus_rd_k < {a.count}; bus_rd_k = bus_rd_k + 1) begin")
         for r in a.registers:
             for w in range(r.words):
-                L.append(f"            if (bus_rd_byte == {_addr(rm, r, w, 'bus_rd_k')}) begin")
-                L.append("                bus_rd_hit  = 1'b1;")
-                L.append(f"                bus_rd_data = {_read_expr(r, w, 'bus_rd_k')};")
-                L.append("            end")
+                m = f"(bus_rd_byte == {_addr(rm, r, w, 'bus_rd_k')})"
+                L.append(f"            bus_rd_hit  = bus_rd_hit | {m};")
+                L.append(f"            bus_rd_data = bus_rd_data | ({{32{{{m}}}}} & {_read_expr(r, w, 'bus_rd_k')});")
         L.append("        end")
     L += ["    end", "", "    always @* begin", "        bus_wr_hit = 1'b0;"]
     if scal:

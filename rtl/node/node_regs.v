@@ -669,79 +669,46 @@ module node_regs (
             32'h08c: begin bus_rd_hit = 1'b1; bus_rd_data = l2_learn_full_hi_q; end
             default: ;
         endcase
+        // array words: at most one address matches; OR (a balanced tree), not if-chains
         for (bus_rd_k = 0; bus_rd_k < 16; bus_rd_k = bus_rd_k + 1) begin
-            if (bus_rd_byte == 32'h100 + bus_rd_k * 32'h8 + 32'h0) begin
-                bus_rd_hit  = 1'b1;
-                bus_rd_data = drops_count[bus_rd_k*64 +: 32];
-            end
-            if (bus_rd_byte == 32'h100 + bus_rd_k * 32'h8 + 32'h4) begin
-                bus_rd_hit  = 1'b1;
-                bus_rd_data = drops_count_hi_q[bus_rd_k*32 +: 32];
-            end
+            bus_rd_hit  = bus_rd_hit | (bus_rd_byte == 32'h100 + bus_rd_k * 32'h8 + 32'h0);
+            bus_rd_data = bus_rd_data | ({32{(bus_rd_byte == 32'h100 + bus_rd_k * 32'h8 + 32'h0)}} & drops_count[bus_rd_k*64 +: 32]);
+            bus_rd_hit  = bus_rd_hit | (bus_rd_byte == 32'h100 + bus_rd_k * 32'h8 + 32'h4);
+            bus_rd_data = bus_rd_data | ({32{(bus_rd_byte == 32'h100 + bus_rd_k * 32'h8 + 32'h4)}} & drops_count_hi_q[bus_rd_k*32 +: 32]);
         end
         for (bus_rd_k = 0; bus_rd_k < 16; bus_rd_k = bus_rd_k + 1) begin
-            if (bus_rd_byte == 32'h200 + bus_rd_k * 32'h8 + 32'h0) begin
-                bus_rd_hit  = 1'b1;
-                bus_rd_data = {vlan_id_valid[bus_rd_k], 19'd0, vlan_id_vid[bus_rd_k*12 +: 12]};
-            end
-            if (bus_rd_byte == 32'h200 + bus_rd_k * 32'h8 + 32'h4) begin
-                bus_rd_hit  = 1'b1;
-                bus_rd_data = vlan_members[bus_rd_k*32 +: 32];
-            end
+            bus_rd_hit  = bus_rd_hit | (bus_rd_byte == 32'h200 + bus_rd_k * 32'h8 + 32'h0);
+            bus_rd_data = bus_rd_data | ({32{(bus_rd_byte == 32'h200 + bus_rd_k * 32'h8 + 32'h0)}} & {vlan_id_valid[bus_rd_k], 19'd0, vlan_id_vid[bus_rd_k*12 +: 12]});
+            bus_rd_hit  = bus_rd_hit | (bus_rd_byte == 32'h200 + bus_rd_k * 32'h8 + 32'h4);
+            bus_rd_data = bus_rd_data | ({32{(bus_rd_byte == 32'h200 + bus_rd_k * 32'h8 + 32'h4)}} & vlan_members[bus_rd_k*32 +: 32]);
         end
         for (bus_rd_k = 0; bus_rd_k < 16; bus_rd_k = bus_rd_k + 1) begin
-            if (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0) begin
-                bus_rd_hit  = 1'b1;
-                bus_rd_data = {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]};
-            end
-            if (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8) begin
-                bus_rd_hit  = 1'b1;
-                bus_rd_data = port_rx_frames[bus_rd_k*64 +: 32];
-            end
-            if (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc) begin
-                bus_rd_hit  = 1'b1;
-                bus_rd_data = port_rx_frames_hi_q[bus_rd_k*32 +: 32];
-            end
-            if (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10) begin
-                bus_rd_hit  = 1'b1;
-                bus_rd_data = port_rx_bytes[bus_rd_k*64 +: 32];
-            end
-            if (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14) begin
-                bus_rd_hit  = 1'b1;
-                bus_rd_data = port_rx_bytes_hi_q[bus_rd_k*32 +: 32];
-            end
-            if (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18) begin
-                bus_rd_hit  = 1'b1;
-                bus_rd_data = port_tx_frames[bus_rd_k*64 +: 32];
-            end
-            if (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c) begin
-                bus_rd_hit  = 1'b1;
-                bus_rd_data = port_tx_frames_hi_q[bus_rd_k*32 +: 32];
-            end
-            if (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20) begin
-                bus_rd_hit  = 1'b1;
-                bus_rd_data = port_tx_bytes[bus_rd_k*64 +: 32];
-            end
-            if (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24) begin
-                bus_rd_hit  = 1'b1;
-                bus_rd_data = port_tx_bytes_hi_q[bus_rd_k*32 +: 32];
-            end
-            if (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28) begin
-                bus_rd_hit  = 1'b1;
-                bus_rd_data = port_rx_drops[bus_rd_k*64 +: 32];
-            end
-            if (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c) begin
-                bus_rd_hit  = 1'b1;
-                bus_rd_data = port_rx_drops_hi_q[bus_rd_k*32 +: 32];
-            end
-            if (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30) begin
-                bus_rd_hit  = 1'b1;
-                bus_rd_data = port_tx_drops[bus_rd_k*64 +: 32];
-            end
-            if (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34) begin
-                bus_rd_hit  = 1'b1;
-                bus_rd_data = port_tx_drops_hi_q[bus_rd_k*32 +: 32];
-            end
+            bus_rd_hit  = bus_rd_hit | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0);
+            bus_rd_data = bus_rd_data | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0)}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
+            bus_rd_hit  = bus_rd_hit | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8);
+            bus_rd_data = bus_rd_data | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8)}} & port_rx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_hit  = bus_rd_hit | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc);
+            bus_rd_data = bus_rd_data | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc)}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_hit  = bus_rd_hit | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10);
+            bus_rd_data = bus_rd_data | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10)}} & port_rx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_hit  = bus_rd_hit | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14);
+            bus_rd_data = bus_rd_data | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14)}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_hit  = bus_rd_hit | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18);
+            bus_rd_data = bus_rd_data | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18)}} & port_tx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_hit  = bus_rd_hit | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c);
+            bus_rd_data = bus_rd_data | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c)}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_hit  = bus_rd_hit | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20);
+            bus_rd_data = bus_rd_data | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20)}} & port_tx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_hit  = bus_rd_hit | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24);
+            bus_rd_data = bus_rd_data | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24)}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_hit  = bus_rd_hit | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28);
+            bus_rd_data = bus_rd_data | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28)}} & port_rx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_hit  = bus_rd_hit | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c);
+            bus_rd_data = bus_rd_data | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c)}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_hit  = bus_rd_hit | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30);
+            bus_rd_data = bus_rd_data | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30)}} & port_tx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_hit  = bus_rd_hit | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34);
+            bus_rd_data = bus_rd_data | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34)}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
         end
     end
 
