@@ -99,20 +99,16 @@ module node_route #(
     reg  [11:0]       pvid;
     reg               inserted;     // the frame in progress on this output got an extra segment
     reg  [PORTS-1:0]  ins_q;        // per output port: that bit
-    integer i;                      // loop index of the combinational block
     integer j;                      // loop index of the clocked block
 
+    // the output port's settings, indexed (a balanced mux tree; entries PORTS..31 read 0)
+    wire [31:0]    trunk_all = {{(32 - PORTS){1'b0}}, cfg_port_trunk};
+    wire [32*12-1:0] pvid_all = {{(12 * (32 - PORTS)){1'b0}}, cfg_port_pvid};
+    wire [31:0]    ins_all   = {{(32 - PORTS){1'b0}}, ins_q};
     always @* begin
-        trunk    = 1'b0;
-        pvid     = 12'd0;
-        inserted = 1'b0;
-        for (i = 0; i < PORTS; i = i + 1) begin
-            if (op == i[4:0]) begin
-                trunk    = cfg_port_trunk[i];
-                pvid     = cfg_port_pvid[12*i +: 12];
-                inserted = ins_q[i];
-            end
-        end
+        trunk    = trunk_all[op];
+        pvid     = pvid_all[op*12 +: 12];
+        inserted = ins_all[op];
     end
 
     wire       egress_tagged = trunk && vid != pvid;

@@ -166,10 +166,10 @@ module node_rxproc #(
     integer v;
     always @* begin
         members = {PORTS{1'b0}};
+        // an AND-OR (a balanced tree), not one priority mux per VLAN entry
         for (v = 0; v < VLANS; v = v + 1) begin
-            if (cfg_vlan_valid[v] && cfg_vlan_vid[v*12 +: 12] == vid) begin
-                members = members | cfg_vlan_members[v*PORTS +: PORTS];
-            end
+            members = members | ({PORTS{cfg_vlan_valid[v] && cfg_vlan_vid[v*12 +: 12] == vid}} &
+                                 cfg_vlan_members[v*PORTS +: PORTS]);
         end
     end
 
