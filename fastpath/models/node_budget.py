@@ -44,7 +44,7 @@ def rows(seg_bytes: int = 64, clk_mhz: float = 200.0) -> list[Row]:
         Row("RXARB: round robin", "dp", 1, PORTS_PER_DP - 1, "waits for the other ports' segments"),
         Row("RxProcDP: parse, VLAN, L2 lookup + learn", "dp", 5, TABLE_ROUND * PORTS_PER_DP,
             "first segments of all ports at once queue for table slots (1 per 3 cycles)"),
-        Row("BM: write arbiter (2 datapaths) + enqueue", "dp", 1, 1, ""),
+        Row("BM: write arbiter (2 datapaths), input register, admission + enqueue", "dp", 2, 1, ""),
         Row("QM/SCHED: segment RAM read, output buffer", "dp", 2, DATAPATHS * per_dp_outputs - 1,
             "one RAM read per cycle shared by both TX datapaths and their outputs"),
         Row("ROUTE: VLAN edit", "dp", 1, 1, "one extra cycle per tag insertion"),

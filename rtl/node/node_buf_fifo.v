@@ -50,6 +50,11 @@ module node_buf_fifo #(
     wire [WIDTH-1:0] rdata;
 
     wire [AW:0] rd_next = pop ? rd_q + ONE : rd_q;
+    // count and empty are registers of their own (the same values as wr_q - rd_q), so that the
+    // users' comparisons (node_buffer's admission) do not start with a subtraction
+    reg  [AW:0] count_q;
+    reg         empty_q;
+    wire [AW:0] count_next = count_q + (push ? ONE : ZERO) - (pop ? ONE : ZERO);
 
     ram_sdp #(
         .ADDR_WIDTH(AW),
@@ -70,19 +75,23 @@ module node_buf_fifo #(
         byp_q      <= push && wr_q[AW-1:0] == rd_next[AW-1:0];
         byp_data_q <= push_data;
         if (rst) begin
-            wr_q <= ZERO;
-            rd_q <= ZERO;
+            wr_q    <= ZERO;
+            rd_q    <= ZERO;
+            count_q <= ZERO;
+            empty_q <= 1'b1;
         end else begin
             if (push) begin
                 wr_q <= wr_q + ONE;
             end
-            rd_q <= rd_next;
+            rd_q    <= rd_next;
+            count_q <= count_next;
+            empty_q <= !push && (empty_q || (pop && count_q == ONE));  // = count_next == 0
         end
     end
 
     assign head  = byp_q ? byp_data_q : rdata;
-    assign count = wr_q - rd_q;
-    assign empty = wr_q == rd_q;
+    assign count = count_q;
+    assign empty = empty_q;
 
 endmodule
 

@@ -5,9 +5,11 @@
 // port p belongs to TX datapath p / ceil(PORTS/DATAPATHS), host port PORTS+d to datapath d.
 //
 // BM, write side. The DATAPATHS input segment streams share one write: a round-robin arbiter
-// accepts at most one segment per cycle (200 M segments/s at 200 MHz, ~10x what 12 x 1G need).
-// Admission is decided at the first segment of a frame and kept, per (input stream, src_port),
-// for its later segments. In this order:
+// accepts at most one segment per cycle (200 M segments/s at 200 MHz, ~10x what 12 x 1G need)
+// into an input register; the next cycle admits (stores or drops) it. Admission is decided at
+// the first segment of a frame and kept, per (input stream, src_port), for its later segments,
+// from the state (free segments, held, queue lengths) of the cycle the segment spends in the
+// input register. In this order:
 //   discard = 1                      -> not stored, event with the header's reason
 //   src_port >= NOUT, or no output   -> not stored, NO_DEST  (outputs = dst[PORTS-1:0], plus
 //                                       PORTS + s when to_host, s = the input stream)
@@ -61,15 +63,15 @@
 // tkeep = the low `bytes` bits (s_axis_tkeep is not stored: the header's bytes field says it).
 // The header's last bit is taken from s_axis_tlast.
 //
-// Events (one cycle after the first segment was accepted, registered):
+// Events (registered: two cycles after the first segment was accepted on s_axis):
 //   ev_drop          a frame was not stored; ev_drop_reason (REASON_*), ev_drop_port (src_port);
 //   ev_drop_copy[o]  the copy for output o was dropped (queue full); ev_drop_port says the input.
 //   A frame losing all its copies gives both (ev_drop with QUEUE_FULL and the ev_drop_copy bits).
 //
-// Latency: 3 cycles from a first segment accepted on s_axis (idle buffer and output, out_room 1,
-//   m_axis ready) to the same segment valid on m_axis: accept+enqueue, read the RAM, output
-//   buffer. The next segment of a packet leaves 2 cycles after it is stored when the reader was
-//   waiting for it (link broadcast, SEND).
+// Latency: 4 cycles from a first segment accepted on s_axis (idle buffer and output, out_room 1,
+//   m_axis ready) to the same segment valid on m_axis: input register, admission+enqueue, read
+//   the RAM, output buffer. The next segment of a packet leaves 2 cycles after it is stored when
+//   the reader was waiting for it (link broadcast, SEND).
 // Throughput: input 1 segment per cycle in total (both streams); output 1 segment per cycle in
 //   total (one RAM read per cycle), at most 1 segment per 2 cycles per output, plus one FINISH op
 //   per packet.
@@ -256,10 +258,20 @@ module node_buffer #(
     // ------------------------------------------------------------------------------------------
     // Write side: input arbiter
     // ------------------------------------------------------------------------------------------
-    wire                 can_accept = init_done_q && !fl_empty;
+    // Stage I, the input register: the arbiter's pick is registered before admission, so the
+    // arbitration and the admission decision are in different cycles. The register passes its
+    // segment on (stored or dropped) only while the free list has a segment, as a direct
+    // acceptance did before; it takes a new one when it is empty or passing its segment on.
+    reg                  i_v;
+    reg  [SIW-1:0]       i_s;
+    reg  [HW-1:0]        i_raw;
+    reg  [DW-1:0]        i_data;
+    reg                  i_last;
+    wire                 i_go       = i_v && !fl_empty;
+    wire                 can_accept = init_done_q && (!i_v || i_go);
     wire [DATAPATHS-1:0] in_grant;
     wire                 in_any;
-    wire [SIW-1:0]       in_s;
+    wire [SIW-1:0]       arb_s;
 
     rr_arbiter #(
         .N(DATAPATHS)
@@ -270,15 +282,31 @@ module node_buffer #(
         .ack        (1'b1),
         .grant      (in_grant),
         .grant_valid(in_any),
-        .grant_index(in_s)
+        .grant_index(arb_s)
     );
 
     assign s_axis_tready = in_grant & {DATAPATHS{can_accept}};
 
-    wire          accept  = in_any;              // req already includes can_accept
-    wire [HW-1:0] in_raw  = s_axis_tuser[in_s * HW +: HW];
-    wire [DW-1:0] in_data = s_axis_tdata[in_s * DW +: DW];
-    wire          in_last = s_axis_tlast[in_s];
+    always @(posedge clk) begin
+        if (can_accept) begin
+            i_s    <= arb_s;
+            i_raw  <= s_axis_tuser[arb_s * HW +: HW];
+            i_data <= s_axis_tdata[arb_s * DW +: DW];
+            i_last <= s_axis_tlast[arb_s];
+        end
+        if (rst) begin
+            i_v <= 1'b0;
+        end else if (can_accept) begin
+            i_v <= in_any;                       // req already includes can_accept
+        end
+    end
+
+    // Stage B: admission and store of the registered segment
+    wire          accept  = i_go;
+    wire [SIW-1:0] in_s   = i_s;
+    wire [HW-1:0] in_raw  = i_raw;
+    wire [DW-1:0] in_data = i_data;
+    wire          in_last = i_last;
     reg  [HW-1:0] in_hdr;                        // the header with last = tlast
     always @* begin
         in_hdr = in_raw;
@@ -357,7 +385,9 @@ module node_buffer #(
     wire           store    = accept && src_ok && (in_first ? adm_store : (st_active && st_admit));
     wire [AW-1:0]  wa       = fl_head;
     wire [NCW-1:0] ncopies  = in_first ? okcount : st_ncopy;
-    wire           link_ev  = store && !in_first;
+    // = store && !in_first, written so that it does not pass through the first segment's
+    // admission (the queue checks) in the logic
+    wire           link_ev  = accept && src_ok && !in_first && st_active && st_admit;
     wire [AW-1:0]  link_prev = st_tail;
     wire [AW-1:0]  link_next = wa;
 

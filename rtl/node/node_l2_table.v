@@ -39,7 +39,8 @@
 // Latency:    client: 4 cycles from the edge accepting req (req_valid & req_ready) to the edge
 //             sampling resp_valid (one cycle pulse). Fixed; independent of everything else.
 //             A client waits at most CLIENTS cycles for its slot (req_ready).
-//             Host: 4 cycles after its maintenance slot; a flush takes >= BUCKETS slots.
+//             Host: 5 cycles after its maintenance slot (the response is read from the
+//             written bucket a cycle after the write); a flush takes >= BUCKETS slots.
 // Throughput: one client op per client per CLIENTS+1 cycles (3 at default: 66 M lookups/s per
 //             datapath at 200 MHz; 6 x 1G ports need 9 M).
 // Reset:      clears a per-bucket "written" flag (BUCKETS flip-flops): unwritten buckets read as
@@ -313,7 +314,7 @@ module node_l2_table #(
     reg  [KW-1:0] q1_key_a, q1_key_b, q2_key_a, q2_key_b;
     reg  [PB-1:0] q1_port, q2_port;
     reg  [WB-1:0] q1_way, q2_way;
-    reg  [HB-1:0] q1_addr_a, q1_addr_b, q2_addr_a, q2_addr_b;
+    reg  [HB-1:0] q1_addr_a, q1_addr_b, q2_addr_a;
     reg           q1_ok_a, q1_ok_b;
     reg  [BW-1:0] q2_data_a, q2_data_b;
 
@@ -349,7 +350,6 @@ module node_l2_table #(
         q2_port <= q1_port;
         q2_way <= q1_way;
         q2_addr_a <= q1_addr_a;
-        q2_addr_b <= q1_addr_b;
         q2_data_a <= q1_ok_a ? rdata_a : {BW{1'b0}};
         q2_data_b <= q1_ok_b ? rdata_b : {BW{1'b0}};
 
@@ -364,14 +364,24 @@ module node_l2_table #(
     end
 
     // ---- stage 2: forward the two writes the RAM read missed, then compute ------------------
-    reg           w1_en, w2_en;
-    reg  [HB-1:0] w1_addr, w2_addr;
+    reg           w1_en;
+    reg  [HB-1:0] w1_addr;
     reg  [BW-1:0] w1_data, w2_data;
 
-    wire [BW-1:0] bkt_a = (w1_en && w1_addr == q2_addr_a) ? w1_data :
-                          (w2_en && w2_addr == q2_addr_a) ? w2_data : q2_data_a;
-    wire [BW-1:0] bkt_b = (w1_en && w1_addr == q2_addr_b) ? w1_data :
-                          (w2_en && w2_addr == q2_addr_b) ? w2_data : q2_data_b;
+    // which write to forward, decided a cycle early (registered): w1 of the next cycle is this
+    // cycle's write, w2 of the next cycle is this cycle's w1
+    reg           f1_a, f2_a, f1_b, f2_b;
+    always @(posedge clk) begin
+        f1_a <= wen && waddr == q1_addr_a;
+        f2_a <= w1_en && w1_addr == q1_addr_a;
+        f1_b <= wen && waddr == q1_addr_b;
+        f2_b <= w1_en && w1_addr == q1_addr_b;
+        if (rst) begin
+            {f1_a, f2_a, f1_b, f2_b} <= 4'b0000;
+        end
+    end
+    wire [BW-1:0] bkt_a = f1_a ? w1_data : f2_a ? w2_data : q2_data_a;
+    wire [BW-1:0] bkt_b = f1_b ? w1_data : f2_b ? w2_data : q2_data_b;
 
     // matches and free ways (lowest index wins)
     reg  [WAYS-1:0] match_a, match_b;
@@ -469,7 +479,12 @@ module node_l2_table #(
                             (q2_kind == K_SWEEP) ? {WB{1'b0}} : q2_way;
     wire [1:0]    rsp_status = (q2_kind == K_HINS && !ins_ok) ? (q2_ev ? ST_FULL : ST_NOT_FOUND) :
                                (q2_kind == K_HREAD) ? q2_status : ST_OK;
-    wire [EW-1:0] rsp_ent = nb[rsp_way*EW +: EW];
+    // the host response is taken a cycle later from the written bucket (w1_data = nb)
+    reg           hr_valid_q;
+    reg  [1:0]    hr_status_q;
+    reg  [HB-1:0] hr_bucket_q;
+    reg  [WB-1:0] hr_way_q;
+    wire [EW-1:0] rsp_ent = w1_data[hr_way_q*EW +: EW];
 
     // ---- stage 3: write, responses, events --------------------------------------------------
     integer c;
@@ -477,8 +492,6 @@ module node_l2_table #(
         w1_en <= wen;
         w1_addr <= waddr;
         w1_data <= wdata;
-        w2_en <= w1_en;
-        w2_addr <= w1_addr;
         w2_data <= w1_data;
 
         for (c = 0; c < CLIENTS; c = c + 1) begin
@@ -491,20 +504,24 @@ module node_l2_table #(
         ev_learn_move <= learn && any_ma && !ent_ma[E_STATIC] && ent_ma[E_PORT +: PB] != q2_port;
         ev_learn_full <= learn && !any_ma && !any_fa;
 
-        host_rsp_valid <= is_host;
-        host_rsp_status <= rsp_status;
-        host_rsp_bucket <= q2_addr_a;
-        host_rsp_way <= rsp_way;
+        hr_valid_q <= is_host;
+        hr_status_q <= rsp_status;
+        hr_bucket_q <= q2_addr_a;
+        hr_way_q <= rsp_way;
+        host_rsp_valid <= hr_valid_q;
+        host_rsp_status <= hr_status_q;
+        host_rsp_bucket <= hr_bucket_q;
+        host_rsp_way <= hr_way_q;
         {host_rsp_entry_valid, host_rsp_static, host_rsp_hit, host_rsp_port,
          host_rsp_vid, host_rsp_mac} <= rsp_ent;
 
         if (rst) begin
             w1_en <= 1'b0;
-            w2_en <= 1'b0;
             resp_valid <= {CLIENTS{1'b0}};
             ev_learn_new <= 1'b0;
             ev_learn_move <= 1'b0;
             ev_learn_full <= 1'b0;
+            hr_valid_q <= 1'b0;
             host_rsp_valid <= 1'b0;
         end
     end

@@ -5,8 +5,9 @@ the datapath's source ports, random gaps), random m_axis backpressure, and out_r
 TX FIFO per output whose level lags by 5 cycles (the most the module allows: a segment handshaked
 in cycle n counts from cycle n+5) and is randomly forced to 0. Checks:
   - admission exactly as the policy says, decided from the module's status outputs in the cycle
-    the first segment is accepted (stat_free, stat_port_held, stat_queue_len are the registers
-    the admission logic reads), and the drop events of every frame;
+    the first segment leaves the input register (the first cycle after its acceptance with
+    stat_free > 0; stat_free, stat_port_held, stat_queue_len are the registers the admission
+    logic reads), and the drop events of every frame;
   - every output gets exactly its copies, whole packets one after another, in order per
     (src_port, prio), with the stored header and out_port, nothing else;
   - no model TX FIFO ever overflows, and no segment is read for an output whose out_room is 0;
@@ -23,7 +24,7 @@ from fastpath.sim.tb import params, rng, start
 
 NOC = formats.load("noc_header")
 R = NOC.const
-LATENCY = 3
+LATENCY = 4
 LAG = 5          # out_room in cycle m must count the segments handshaked in cycles <= m - LAG
 
 
@@ -122,6 +123,7 @@ class Bench:
         self.occ_hist = []      # per cycle: occupancy list after the cycle
         self.first_valid = [None] * c.dps
         self.in_cycle = {}      # frame id -> accept cycle of its first segment
+        self.stage = None       # (frame, segment index) in the input register
         self.out_cycle = {}     # (frame id, o) -> first cycle its first segment was valid
         self.accept_count = 0
         self.probe = hasattr(dut, "rd_seg_en")
@@ -240,6 +242,14 @@ class Bench:
             self.events.append((self.cycle, int(d.ev_drop.value),
                                 int(d.ev_drop_reason.value) if int(d.ev_drop.value) else None,
                                 int(d.ev_drop_port.value), int(d.ev_drop_copy.value)))
+        # the input register passes its segment on (admission) when the free list is not empty
+        if self.stage is not None:
+            snap = self.snapshot()
+            if snap[0] > 0:
+                f, k = self.stage
+                self.stage = None
+                if k == 0:
+                    self.admit(f, snap)
         # input handshakes
         tready = int(d.s_axis_tready.value)
         acc = valid & tready
@@ -249,9 +259,10 @@ class Bench:
                 f, k = self.present[s]
                 self.present[s] = None
                 self.accept_count += 1
+                assert self.stage is None, "accepted while the input register is held"
+                self.stage = (f, k)
                 if k == 0:
                     self.in_cycle[f.id] = self.cycle
-                    self.admit(f, self.snapshot())
         # outputs
         mvalid = int(d.m_axis_tvalid.value)
         if mvalid:
@@ -294,7 +305,7 @@ class Bench:
         quiet = 0
         for _ in range(limit):
             await self.step()
-            busy = (any(self.pending) or any(p is not None for p in self.present)
+            busy = (any(self.pending) or any(p is not None for p in self.present) or self.stage is not None
                     or int(d.stat_busy.value) or int(d.m_axis_tvalid.value))
             quiet = 0 if busy else quiet + 1
             if quiet > 20:

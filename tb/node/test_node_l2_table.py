@@ -3,8 +3,8 @@
 One coroutine drives every input and, each cycle, mirrors the RTL's issue schedule (slot round,
 host command, sweep steps, age timer; documented in the RTL header) to apply the operation issued
 at the next edge to the L2Table model. The expected outputs are then checked cycle by cycle:
-resp_* exactly LATENCY cycles after a request is accepted (and never otherwise), host responses
-LATENCY cycles after their op is issued, learn events likewise. req_ready must follow the fixed
+resp_* exactly LATENCY cycles after a request is accepted (and never otherwise), learn events
+likewise, host responses HOST_LATENCY cycles after their op is issued. req_ready must follow the fixed
 slot round (one slot per client every CLIENTS+1 cycles, whatever the other clients do).
 """
 import cocotb
@@ -16,6 +16,7 @@ from fastpath.sim import runner
 from fastpath.sim.tb import params, rng, start
 
 LATENCY = 4
+HOST_LATENCY = 5
 
 
 def hv(sig) -> int:
@@ -205,7 +206,7 @@ async def run_random(dut, cycles, age_cycles, p_req, p_host, n_macs, vids, final
                     rsp = model.host_insert(h["ev"], h["static"], h["port"], h["vid"], h["mac"])
                 else:
                     rsp = model.host_read(h["bucket"], h["way"])._replace(status=M.ST_BAD_OP)
-                at(j + LATENCY)["host"] = rsp
+                at(j + HOST_LATENCY)["host"] = rsp
                 stats["host"] += 1
             elif mir.sweep or flush or mir.age_req:
                 if not mir.sweep:
@@ -226,7 +227,7 @@ async def run_random(dut, cycles, age_cycles, p_req, p_host, n_macs, vids, final
                 if b == buckets - 1:
                     mir.sweep = False
                     if mir.sweep_kind != "age":
-                        at(j + LATENCY)["host"] = model.host_read(buckets - 1, 0)
+                        at(j + HOST_LATENCY)["host"] = model.host_read(buckets - 1, 0)
                         stats["flush"] += 1
                 mir.sweep_idx = (b + 1) % buckets
             mir.slot = 0 if mir.slot == clients else mir.slot + 1
