@@ -16,7 +16,9 @@
 //        header (14 bytes, 18 tagged)                              -> discard BAD_FRAME
 //     3. not host: tagged on an access port, or the port is not a
 //        member of the VID (VLAN table: entries with valid && vid,
-//        compared in parallel, members ORed)                       -> discard VLAN
+//        compared in parallel, members ORed; for untagged frames
+//        the check uses a register of the configuration, so a
+//        configuration change applies one cycle later)             -> discard VLAN
 //     4. DA 01:80:C2:00:00:0x: never switched; to_host if cfg_host_link_local and not from the
 //        host, else discard; reason RESERVED_MAC either way.
 //     5. not host, cfg_host_unknown, Ethertype not IPv4/IPv6/ARP/0x8100 -> to the host only.
@@ -154,7 +156,7 @@ module node_rxproc #(
 
     wire [4:0]    src = s_axis_tuser[`NOC_SRC_PORT];
     wire          host = (src >= NPORTS);
-    wire [PW-1:0] srci = host ? {PW{1'b0}} : src[PW-1:0];
+    wire [PW-1:0] srci = src[PW-1:0];             // every use is gated by !host (or is_tagged)
     wire          s_first = s_axis_tuser[`NOC_FIRST];
     wire          s_last = s_axis_tuser[`NOC_LAST];
     wire [6:0]    nbytes = s_axis_tuser[`NOC_BYTES];
@@ -162,16 +164,34 @@ module node_rxproc #(
     wire [11:0] vid = is_tagged ? tag_vid : host ? 12'd1 : cfg_port_pvid[srci*12 +: 12];
     wire [2:0]  pcp = is_tagged ? tag_pcp : host ? 3'd0 : cfg_port_pcp[srci*3 +: 3];
 
-    reg  [PORTS-1:0] members;
-    integer v;
-    always @* begin
-        members = {PORTS{1'b0}};
-        // an AND-OR (a balanced tree), not one priority mux per VLAN entry
-        for (v = 0; v < VLANS; v = v + 1) begin
-            members = members | ({PORTS{cfg_vlan_valid[v] && cfg_vlan_vid[v*12 +: 12] == vid}} &
-                                 cfg_vlan_members[v*PORTS +: PORTS]);
+    // VLAN membership of the source port, for the input check (rule 3) and the learn request:
+    //   untagged: pvid_ok_q[src], precomputed from the configuration (a register: a change of
+    //     the VLAN table or the PVIDs takes effect one cycle later);
+    //   tagged: the tag's VID compared with every entry, ANDed with the entry's bit of src.
+    // The whole member set (for flooding) is computed a stage later from the registered VID.
+    reg  [PORTS-1:0] pvid_ok_q;
+    reg              tag_ok;
+    wire [31:0]      srci32 = {{(32 - PW){1'b0}}, srci};
+    integer v, pp;
+    always @(posedge clk) begin
+        for (pp = 0; pp < PORTS; pp = pp + 1) begin
+            pvid_ok_q[pp] <= 1'b0;
+            for (v = 0; v < VLANS; v = v + 1) begin
+                if (cfg_vlan_valid[v] && cfg_vlan_vid[v*12 +: 12] == cfg_port_pvid[pp*12 +: 12] &&
+                    cfg_vlan_members[v*PORTS + pp]) begin
+                    pvid_ok_q[pp] <= 1'b1;
+                end
+            end
         end
     end
+    always @* begin
+        tag_ok = 1'b0;
+        for (v = 0; v < VLANS; v = v + 1) begin
+            tag_ok = tag_ok | (cfg_vlan_valid[v] && cfg_vlan_vid[v*12 +: 12] == tag_vid &&
+                               cfg_vlan_members[v*PORTS + srci32]);
+        end
+    end
+    wire src_member = is_tagged ? tag_ok : pvid_ok_q[srci];
 
     reg  [PORTS-1:0] src_bit;
     integer b;
@@ -183,7 +203,7 @@ module node_rxproc #(
     wire runt = s_last && (nbytes < 7'd14 || (is_tagged && nbytes < 7'd18));
     wire bad_first = (s_last && s_axis_tuser[`NOC_BAD]) || runt;
     wire disabled = !host && !cfg_port_enable[srci];
-    wire vlan_bad = !host && ((is_tagged && !cfg_port_trunk[srci]) || !members[srci]);
+    wire vlan_bad = !host && ((is_tagged && !cfg_port_trunk[srci]) || !src_member);
     wire link_local = (da[47:8] == 40'h0180C20000) && (da[7:4] == 4'h0);
     wire known_et = etype == 16'h0800 || etype == 16'h86DD || etype == 16'h0806 ||
                     etype == 16'h8100;
@@ -218,7 +238,7 @@ module node_rxproc #(
     always @(posedge clk) begin
         if (adv) begin
             st_seg[1] <= {s_axis_tdata, s_axis_tkeep, s_axis_tlast, s_axis_tuser};
-            st_cls[1] <= {cls, host, copy, da[40], (pcp >= cfg_prio_pcp_min), members & cfg_port_enable,
+            st_cls[1] <= {cls, host, copy, da[40], (pcp >= cfg_prio_pcp_min), {PORTS{1'b0}},
                           src_bit, is_tagged, pcp, vid};
             st_valid[1] <= accept;
             for (k = 2; k <= D; k = k + 1) begin
@@ -226,9 +246,22 @@ module node_rxproc #(
                 st_cls[k] <= st_cls[k-1];
                 st_valid[k] <= st_valid[k-1];
             end
+            st_cls[2][MEM_LSB +: PORTS] <= members1 & cfg_port_enable;  // filled in stage 1 -> 2
         end
         if (rst) begin
             st_valid <= {D{1'b0}};
+        end
+    end
+
+    // the VLAN's member set, from the VID registered in stage 1 (an AND-OR: a balanced tree)
+    localparam MEM_LSB = 16 + PORTS;                    // members in st_cls (see the order above)
+    wire [11:0]      vid1 = st_cls[1][11:0];
+    reg  [PORTS-1:0] members1;
+    always @* begin
+        members1 = {PORTS{1'b0}};
+        for (v = 0; v < VLANS; v = v + 1) begin
+            members1 = members1 | ({PORTS{cfg_vlan_valid[v] && cfg_vlan_vid[v*12 +: 12] == vid1}} &
+                                   cfg_vlan_members[v*PORTS +: PORTS]);
         end
     end
 
