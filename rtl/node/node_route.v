@@ -96,22 +96,30 @@ module node_route #(
     wire              is_port = op < NPORTS;
 
     reg               trunk;        // cfg of the output port (0 for host outputs)
-    reg  [11:0]       pvid;
+    reg               pvid_eq;      // the segment's VID is the output port's PVID
     reg               inserted;     // the frame in progress on this output got an extra segment
     reg  [PORTS-1:0]  ins_q;        // per output port: that bit
     integer j;                      // loop index of the clocked block
 
-    // the output port's settings, indexed (a balanced mux tree; entries PORTS..31 read 0)
-    wire [31:0]    trunk_all = {{(32 - PORTS){1'b0}}, cfg_port_trunk};
-    wire [32*12-1:0] pvid_all = {{(12 * (32 - PORTS)){1'b0}}, cfg_port_pvid};
-    wire [31:0]    ins_all   = {{(32 - PORTS){1'b0}}, ins_q};
+    // the output port's settings, indexed (a balanced mux tree; entries PORTS..31 read 0); the
+    // VID is compared with every port's PVID in parallel and the result bit is selected
+    reg  [PORTS-1:0] native;
+    integer p;
+    always @* begin
+        for (p = 0; p < PORTS; p = p + 1) begin
+            native[p] = vid == cfg_port_pvid[12*p +: 12];
+        end
+    end
+    wire [31:0]    trunk_all  = {{(32 - PORTS){1'b0}}, cfg_port_trunk};
+    wire [31:0]    native_all = {{(32 - PORTS){1'b0}}, native};
+    wire [31:0]    ins_all    = {{(32 - PORTS){1'b0}}, ins_q};
     always @* begin
         trunk    = trunk_all[op];
-        pvid     = pvid_all[op*12 +: 12];
+        pvid_eq  = native_all[op];
         inserted = ins_all[op];
     end
 
-    wire       egress_tagged = trunk && vid != pvid;
+    wire       egress_tagged = trunk && !pvid_eq;
     wire       arrived_tagged = hdr[`NOC_TAGGED];
     wire       do_strip      = is_port && first && arrived_tagged && !egress_tagged && n >= 7'd16;
     wire       do_ins        = is_port && first && !arrived_tagged && egress_tagged && n >= 7'd12;
@@ -149,7 +157,12 @@ module node_route #(
         b_hdr[`NOC_SEG_IDX] = idx + 6'd1;
     end
 
-    wire [W-1:0] beat_a = {a_data, keep_of(a_hdr[`NOC_BYTES]), a_hdr[`NOC_LAST], a_hdr};
+    // tkeep of the first beat: each case's from n alone, then selected (not computed from the
+    // selected byte count, which would put the subtraction after the decision)
+    wire [SEG_BYTES-1:0] keep_a = do_strip ? keep_of(n - 7'd4) :
+                                  do_ins   ? (split ? {SEG_BYTES{1'b1}} : keep_of(n_ins[6:0])) :
+                                             keep_of(n);
+    wire [W-1:0] beat_a = {a_data, keep_a, a_hdr[`NOC_LAST], a_hdr};
     wire [W-1:0] beat_b = {d_ext, keep_of(b_hdr[`NOC_BYTES]), b_hdr[`NOC_LAST], b_hdr};
 
     // ------------------------------------------------------------------ 3-entry output queue
