@@ -17,7 +17,7 @@ def _lint(args) -> int:
 
 def _syn(args) -> int:
     from . import syn
-    syn.run(args.cores or None, jobs=args.jobs, ecp5=not args.no_ecp5)
+    syn.run(args.cores or None, jobs=args.jobs, ecp5=not args.no_ecp5, depth=args.depth)
     return 0
 
 
@@ -81,6 +81,8 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("cores", nargs="*", help="entries or areas of syn/cores.toml (default: all)")
     s.add_argument("-j", "--jobs", type=int, default=2)
     s.add_argument("--no-ecp5", action="store_true", help="skip place and route")
+    s.add_argument("--depth", action="store_true",
+                   help="also the longest register-to-register path in LUT4 levels, and its nets")
     s.set_defaults(fn=_syn)
 
     s = sub.add_parser("sim", help="run RTL in simulation")

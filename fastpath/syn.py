@@ -7,6 +7,8 @@ Every entry of syn/cores.toml is synthesized twice:
     wide buses would need more pins than the package has and pin placement would dominate timing,
     so the core is wrapped: each clock domain's inputs come from a shift chain fed by one pin, and
     its outputs are registered and XOR-folded into one registered pin (see `ooc_wrapper`).
+With --depth, also the longest register-to-register path in LUT4 levels and its nets
+(`logic_depth`): where to pipeline, without waiting for a place and route.
 Results go to build/syn/<entry>/ and are collected in build/syn/report.json.
 """
 from __future__ import annotations
@@ -143,7 +145,32 @@ def ooc_wrapper(e: Entry, ports: list[tuple[str, str, int]]) -> str:
     return "\n".join(lines)
 
 
-def synth(e: Entry, ecp5: bool = True) -> dict:
+def logic_depth(e: Entry) -> dict:
+    """The core's longest register-to-register path in 4-input LUT levels, with the nets along
+    it (`fastpath syn --depth`): a generic Yosys synthesis (`abc -lut 4`, memories kept as cells,
+    so a path ends at a RAM) and `ltp -noff`. Arithmetic counts as LUTs here, so a chip with
+    carry chains does better on adders and comparators than the count says; the path's names
+    show where a register would cut it."""
+    out = OUT / e.name
+    out.mkdir(parents=True, exist_ok=True)
+    files = " ".join(_rel(p) for p in rtl.closure(e.top))
+    incs = " ".join(f"-I{_rel(d)}" for d in rtl.include_dirs())
+    script = (f"read_verilog -DSYNTHESIS {incs} {files}; "
+              f"hierarchy -check -top {e.top} {_chparams(e.params)}; "
+              f"synth -flatten -top {e.top} -run :fine; techmap; opt -fast; abc -lut 4; opt_clean; "
+              f"tee -q -o {_rel(out)}/depth.txt ltp -noff")
+    _run(YOSYS + ["-q", "-p", script], out / "depth.log")
+    text = (out / "depth.txt").read_text()
+    m = re.search(r"Longest topological path in \S+ \(length=(\d+)\)", text)
+    path = [re.sub(r"\s*\(via.*", "", ln.split(":", 1)[1]).strip()
+            for ln in text.splitlines() if re.match(r"\s+(\d+|ff):", ln)]
+    named = [n[1:] for n in path if n.startswith("\\")]  # the design's nets (not tool-made)
+    return {"lut4_levels": int(m.group(1)) if m else None,
+            "from": named[0] if named else None, "to": named[-1] if named else None,
+            "through": named[1:-1]}
+
+
+def synth(e: Entry, ecp5: bool = True, depth: bool = False) -> dict:
     out = OUT / e.name
     out.mkdir(parents=True, exist_ok=True)
     files = " ".join(_rel(p) for p in rtl.closure(e.top))
@@ -158,6 +185,8 @@ def synth(e: Entry, ecp5: bool = True) -> dict:
     result = {"name": e.name, "area": e.area, "top": e.top, "params": e.params,
               "xilinx": xilinx_resources(json.loads((out / "xilinx_stat.json").read_text()))}
     result["xilinx"]["seconds"] = round(time.monotonic() - t0, 1)
+    if depth:
+        result["depth"] = logic_depth(e)
     if ecp5:
         try:
             result["ecp5"] = _ecp5(e, out, files, incs)
@@ -197,21 +226,22 @@ def _ecp5(e: Entry, out: Path, files: str, incs: str) -> dict:
     return res
 
 
-def run(names: list[str] | None = None, jobs: int = 2, ecp5: bool = True, quiet: bool = False) -> dict:
+def run(names: list[str] | None = None, jobs: int = 2, ecp5: bool = True, quiet: bool = False,
+        depth: bool = False) -> dict:
     all_entries = entries()
     unknown = [n for n in names or [] if n not in all_entries and n not in {e.area for e in all_entries.values()}]
     if unknown:
         raise SystemExit(f"fastpath syn: no entry or area {', '.join(unknown)} in {CORES}")
     chosen = [e for e in all_entries.values() if not names or e.name in names or e.area in names]
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        results = list(pool.map(lambda e: synth(e, ecp5), chosen))
+        results = list(pool.map(lambda e: synth(e, ecp5, depth), chosen))
     report_path = OUT / "report.json"
     report = json.loads(report_path.read_text()) if report_path.exists() else {}
     report.setdefault("cores", {})
     report["xilinx_target"] = XILINX
     report["ecp5_target"] = ECP5
-    for r in results:
-        report["cores"][r["name"]] = r
+    for r in results:  # figures not measured in this run (ECP5, depth) stay from earlier runs
+        report["cores"][r["name"]] = {**report["cores"].get(r["name"], {}), **r}
     OUT.mkdir(parents=True, exist_ok=True)
     report_path.write_text(json.dumps(report, indent=2, sort_keys=True))
     if not quiet:
@@ -221,7 +251,7 @@ def run(names: list[str] | None = None, jobs: int = 2, ecp5: bool = True, quiet:
 
 
 def table(results: list[dict]) -> str:
-    rows = [("entry", "LUT", "LUTRAM", "FF", "BRAM36", "DSP", "Fmax MHz (ECP5-6, target)")]
+    rows = [("entry", "LUT", "LUTRAM", "FF", "BRAM36", "DSP", "LUT4 levels", "Fmax MHz (ECP5-6, target)")]
     for r in results:
         x = r["xilinx"]
         ecp5 = r.get("ecp5", {})
@@ -229,6 +259,8 @@ def table(results: list[dict]) -> str:
                          for c, v in ecp5.get("fmax", {}).items()) or ("failed" if "error" in ecp5 else "-")
         if "params" in ecp5:
             fmax += " with " + ", ".join(f"{k}={v}" for k, v in ecp5["params"].items() if r["params"].get(k) != v)
-        rows.append((r["name"], x["lut"], x["lutram"], x["ff"], f"{x['bram36']:g}", x["dsp"], fmax))
+        d = r.get("depth", {}).get("lut4_levels")
+        rows.append((r["name"], x["lut"], x["lutram"], x["ff"], f"{x['bram36']:g}", x["dsp"],
+                     "-" if d is None else d, fmax))
     widths = [max(len(str(row[i])) for row in rows) for i in range(len(rows[0]))]
     return "\n".join("  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows)

