@@ -269,6 +269,10 @@ module node_txf #(
     reg           m_valid_q, m_last_q, m_bad_q;
     reg           ev_frame_m_q, ev_under_m_q;
 
+    // OUT_BYTES = 1: every beat leaves (a segment holds >= 1 byte), nothing is ever carried, so
+    // the carry count and bytes are constant 0 and the logic below folds to a byte counter
+    wire [CW-1:0] cnt      = (OUT_BYTES > 1) ? cnt_q : {CW{1'b0}};
+    wire [OW-1:0] carry    = (OUT_BYTES > 1) ? carry_q : {OW{1'b0}};
     wire [23:0]   age      = now_ns - h_ts;
     wire          go       = cfg_store_forward ? complete : (h_host || age >= cfg_release_ns);
     wire          start    = !busy_q && h_valid && h_first && go;
@@ -276,16 +280,16 @@ module node_txf #(
     wire          out_free = !m_valid_q || m_axis_tready;
     wire          step     = out_free && h_valid && (busy_q || start);
     wire [7:0]    rem      = {1'b0, h_bytes} - {1'b0, pos_q};
-    wire [7:0]    need     = OB - {4'd0, cnt_q};
+    wire [7:0]    need     = OB - {4'd0, cnt};
     wire          fits     = rem <= need;              // the head segment ends in this beat
     wire          emit     = rem >= need || h_last;    // a beat leaves (else: carry and merge)
     wire [7:0]    take     = fits ? rem : need;
-    wire [7:0]    fill     = {4'd0, cnt_q} + take;
+    wire [7:0]    fill     = {4'd0, cnt} + take;
     wire          beat_last = h_last && fits;
     /* verilator lint_off UNUSEDSIGNAL */
     wire [DW-1:0] seg_sh   = h_data >> {pos_q, 3'b000};  // a beat takes only its low OUT_BYTES bytes
     /* verilator lint_on UNUSEDSIGNAL */
-    wire [OW-1:0] merged   = (seg_sh[OW-1:0] << {cnt_q, 3'b000}) | carry_q;
+    wire [OW-1:0] merged   = (seg_sh[OW-1:0] << {cnt, 3'b000}) | carry;
     wire [OUT_BYTES-1:0] fill_keep = keep_of(fill);
     wire          underrun = busy_q && !h_valid && out_free && !under_q;
 
