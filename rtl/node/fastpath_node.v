@@ -559,26 +559,35 @@ module fastpath_node #(
     // A bad frame of several segments is not dropped (its first segments are already on their
     // way): it leaves stomped, and is counted here as it leaves HC (bad on its last segment;
     // truncated frames are counted as oversize by the RXF instead).
-    wire [NOUT-1:0] ev_rx_bad_fwd;
+    // Counted a cycle late (registered here: the handshake and the event sums stay out of the
+    // 64-bit counters' cycle); the registers read the same totals once traffic stops.
+    wire [NOUT-1:0] ev_rx_bad_fwd_d;
     generate
         for (gp = 0; gp < NOUT; gp = gp + 1) begin : g_badfwd
-            assign ev_rx_bad_fwd[gp] = hc_tvalid[gp] & hc_tready[gp] & hc_tlast[gp]
-                                     & hc_tuser[gp*HW + `NOC_BAD_LSB] & ~hc_tuser[gp*HW + `NOC_TRUNC_LSB];
+            assign ev_rx_bad_fwd_d[gp] = hc_tvalid[gp] & hc_tready[gp] & hc_tlast[gp]
+                                       & hc_tuser[gp*HW + `NOC_BAD_LSB] & ~hc_tuser[gp*HW + `NOC_TRUNC_LSB];
         end
     endgenerate
+    reg  [NOUT-1:0] ev_rx_bad_fwd;
 
     // one loop variable per process: a variable written by two processes has two drivers
     integer i, e;
+    reg [7:0] n_bad_d, n_overflow_d, n_trunc_d, n_underrun_d, n_copy_d;
     reg [7:0] n_bad, n_overflow, n_trunc, n_underrun, n_copy;
     always @* begin
-        n_bad = 8'd0; n_overflow = 8'd0; n_trunc = 8'd0; n_underrun = 8'd0; n_copy = 8'd0;
+        n_bad_d = 8'd0; n_overflow_d = 8'd0; n_trunc_d = 8'd0; n_underrun_d = 8'd0; n_copy_d = 8'd0;
         for (e = 0; e < NOUT; e = e + 1) begin
-            n_bad      = n_bad      + {7'd0, ev_rx_bad[e]} + {7'd0, ev_rx_bad_fwd[e]};
-            n_overflow = n_overflow + {7'd0, ev_rx_overflow[e]};
-            n_trunc    = n_trunc    + {7'd0, ev_rx_trunc[e]};
-            n_underrun = n_underrun + {7'd0, ev_tx_underrun[e]};
-            n_copy     = n_copy     + {7'd0, ev_drop_copy[e]};
+            n_bad_d      = n_bad_d      + {7'd0, ev_rx_bad[e]} + {7'd0, ev_rx_bad_fwd[e]};
+            n_overflow_d = n_overflow_d + {7'd0, ev_rx_overflow[e]};
+            n_trunc_d    = n_trunc_d    + {7'd0, ev_rx_trunc[e]};
+            n_underrun_d = n_underrun_d + {7'd0, ev_tx_underrun[e]};
+            n_copy_d     = n_copy_d     + {7'd0, ev_drop_copy[e]};
         end
+    end
+    always @(posedge clk) begin
+        ev_rx_bad_fwd <= rst ? {NOUT{1'b0}} : ev_rx_bad_fwd_d;
+        {n_bad, n_overflow, n_trunc, n_underrun, n_copy} <=
+            rst ? 40'd0 : {n_bad_d, n_overflow_d, n_trunc_d, n_underrun_d, n_copy_d};
     end
 
     always @(posedge clk) begin
