@@ -78,12 +78,14 @@ class Bench:
         self.dut = dut
         self.w = len(dut.s_axis_tdata) // 8
         self.encap = hasattr(dut, "s_axis_tdest")
+        self.has_tlen = hasattr(dut, "s_axis_tlen")  # gre_encap; gre_decap (used with LEN_IN = 1)
         self.cycle = 0
         self.ins, self.outs, self.stalls = [], [], 0
         for name in ("tvalid", "tlast", "tdata", "tkeep", "tuser"):
             getattr(dut, f"s_axis_{name}").value = 0
         if self.encap:
             dut.s_axis_tdest.value = 0
+        if self.has_tlen:
             dut.s_axis_tlen.value = 0
         dut.m_axis_tready.value = 1
         cocotb.start_soon(self._watch())
@@ -119,6 +121,7 @@ class Bench:
                 dut.s_axis_tlast.value = int(k == len(chunks) - 1)
                 if self.encap:
                     dut.s_axis_tdest.value = dest
+                if self.has_tlen:
                     dut.s_axis_tlen.value = len(data)
                 dut.s_axis_tvalid.value = 1
                 while True:

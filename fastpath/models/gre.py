@@ -7,6 +7,10 @@ a decision needs (the RTL's latency follows from that); docs/gre.md is the prose
 Decapsulation (`decap`): returns `(output, reason)`. `output` is None when the frame is dropped,
 the input unchanged when it is passed, the decapsulated frame otherwise; reason `drop_length`
 means the decapsulated frame leaves marked bad (tuser[0] = 1 on its last beat).
+The frame length: `tlen` is what gre_decap gets on `s_axis_tlen` with the first beat (LEN_IN = 1,
+the RTL's default: pass `tlen=len(frame)` for an honest source); the length verdict is then one of
+the header checks and a frame whose IP length disagrees with `tlen` passes unchanged
+(`pass_length`). `tlen=None` is LEN_IN = 0 (the length known only at the frame's end: `drop_length`).
 
 Encapsulation (`Encap.encap`): returns `(output, reason)`; reason `bad_length` means the output
 leaves marked bad because `tlen` disagreed with the frame.
@@ -18,7 +22,7 @@ from dataclasses import dataclass, field
 
 # Decap verdicts, indexed by the RTL's stat_reason code.
 DECAP_REASONS = ("decap", "not_gre", "unsupported", "fragment", "bad_checksum", "too_short",
-                 "unknown_pass", "unknown_drop", "drop_length")
+                 "unknown_pass", "unknown_drop", "drop_length", "pass_length")
 # Encap verdicts, indexed by gre_encap's stat_reason code.
 ENCAP_REASONS = ("encap", "pass", "drop", "bad_length")
 
@@ -113,7 +117,9 @@ class Decision:
     limit: int = 0
 
 
-def decide(frame: bytes, cfg: DecapConfig) -> Decision:
+def decide(frame: bytes, cfg: DecapConfig, tlen: int | None = None) -> Decision:
+    """The decision from the headers (and, with LEN_IN = 1, the frame length `tlen` given up
+    front; None: LEN_IN = 0, no length verdict here)."""
     f = bytes(frame)
     n = len(f)
 
@@ -171,6 +177,8 @@ def decide(frame: bytes, cfg: DecapConfig) -> Decision:
     key = _u32(f, g + 4 + 4 * c) if k else None
     if not cfg.matches(ipv6, src, key):
         return Decision("unknown_drop" if cfg.drop_unknown else "unknown_pass", need, tags)
+    if tlen is not None and not length_ok(tlen, E, MIN_FRAME + 4 * tags):
+        return Decision("pass_length", need, tags)
     if proto == 0x6558:
         prefix, S = b"", H
     else:
@@ -184,10 +192,14 @@ def length_ok(n: int, E: int, limit: int) -> bool:
     return n == E or E < n <= limit
 
 
-def decap(frame: bytes, cfg: DecapConfig) -> tuple[bytes | None, str]:
-    """(output frame or None, reason) exactly as gre_decap decides."""
+def decap(frame: bytes, cfg: DecapConfig, tlen: int | None = None) -> tuple[bytes | None, str]:
+    """(output frame or None, reason) exactly as gre_decap decides. tlen: s_axis_tlen (LEN_IN = 1;
+    the length verdict before the output starts, `pass_length` frames pass unchanged), or None
+    (LEN_IN = 0: the verdict at the frame's end, `drop_length` frames leave marked bad). With
+    LEN_IN = 1 a decapsulated frame whose actual length then disagrees (tlen was wrong) is still
+    `drop_length`."""
     f = bytes(frame)
-    d = decide(f, cfg)
+    d = decide(f, cfg, tlen)
     if d.reason in ("unknown_drop",):
         return None, d.reason
     if d.reason != "decap":
@@ -201,10 +213,12 @@ DEFAULT_PARSE_STAGES = {8: 3, 32: 3, 64: 3}
 # gre_decap's default OUT_STAGES per beat width in bytes (1: the output beat is formed in the cycle
 # its input beats reach the header buffer; 2: from the buffer a cycle later, then a second cycle).
 DEFAULT_OUT_STAGES = {8: 2, 32: 2, 64: 2}
+# gre_decap's default LEN_IN (1: the frame length on s_axis_tlen with the first beat).
+DEFAULT_LEN_IN = 1
 
 
 def decap_latency(frame: bytes, cfg: DecapConfig, width_bytes: int, parse_stages: int = 0,
-                  out_stages: int = 1) -> int | None:
+                  out_stages: int = 1, tlen: int | None = None) -> int | None:
     """Cycles from the first input beat accepted to the first output beat offered (input back to
     back, output ready, nothing ahead). Every beat reaches the decision logic's last stage and the
     header buffer `parse_stages` cycles after it is accepted (gre_decap's PARSE_STAGES). The
@@ -214,8 +228,9 @@ def decap_latency(frame: bytes, cfg: DecapConfig, width_bytes: int, parse_stages
     it gets there and the output register loaded at the end of that cycle; with out_stages = 2 read
     from the buffer one cycle later (no bypass) and the output formed in a second cycle.
     Latency = 1 + parse_stages + max(k_dec + 1, k_data + x) + x with x = out_stages - 1.
-    None when nothing comes out."""
-    d = decide(frame, cfg)
+    tlen as in `decap` (LEN_IN changes no figure: a `pass_length` frame is a passed frame decided
+    at the same byte). None when nothing comes out."""
+    d = decide(frame, cfg, tlen)
     if d.reason == "unknown_drop":
         return None
     w, n = width_bytes, len(frame)

@@ -11,13 +11,19 @@
 // inner frame), GRE from an endpoint not in the accept table (or dropped, cfg_drop_unknown).
 // The accept table: ACCEPT_ENTRIES entries of (outer source address, IPv4 in addr[31:0] or IPv6,
 // optional key); cfg_accept_all accepts every endpoint.
-// The outer IP length is checked against the frame at the frame's end: a decapsulated frame whose
-// length disagrees (other than Ethernet padding up to 60 bytes + 4 per tag) leaves with
+// The outer IP length is checked against the frame's length F (other than Ethernet padding up to
+// 60 bytes + 4 per tag, F must equal the IP length). LEN_IN = 1 (default): F is given up front on
+// s_axis_tlen with the first beat and the verdict is one of the header checks, made before the
+// output starts: a GRE frame whose length disagrees passes unchanged (reason pass_length); if the
+// frame's actual end then disagrees with s_axis_tlen, a decapsulated frame is still ended as
+// below. LEN_IN = 0 (cut-through source that cannot know F; s_axis_tlen ignored): F is known at
+// the frame's end only, and a decapsulated frame whose length disagrees leaves with
 // tuser[0] = 1 (reason drop_length). The outer frame's padding is not output.
 // stat_valid pulses once per frame (1 + PARSE_STAGES cycles after its last beat is accepted) with
 // stat_reason:
 // 0 decap, 1 not GRE, 2 unsupported, 3 fragment, 4 bad checksum, 5 too short, 6 unknown tunnel
-// (passed), 7 unknown tunnel (dropped), 8 drop_length.
+// (passed), 7 unknown tunnel (dropped), 8 drop_length (decapsulated, marked bad), 9 pass_length
+// (passed: s_axis_tlen disagrees with the IP length, LEN_IN = 1).
 //
 // Latency:    1 + PARSE_STAGES + max(k_dec + 1, k_data + X) + X cycles, X = OUT_STAGES - 1.
 //             Every beat reaches the decision logic's last stage and the header buffer
@@ -31,7 +37,8 @@
 //             Plain IPv4/GRE/0x6558 with the defaults PARSE_STAGES = 3, OUT_STAGES = 2: 11 cycles
 //             at 64 bits, 8 at 256, 7 at 512 (9 / 6 / 5 with OUT_STAGES = 1; 6 / 3 / 2 with
 //             PARSE_STAGES = 0 and OUT_STAGES = 1); one-beat frames: 2 + PARSE_STAGES + X.
-//             A frame may wait until the previous one has left.
+//             A frame may wait until the previous one has left. LEN_IN changes no latency (the
+//             length verdict is computed in parser stage 2 beside the other checks).
 // Throughput: 1 beat per cycle in and out, back-to-back frames of every size, every width; a
 //             frame whose output is shorter never stalls the input. s_axis_tready is a register:
 //             low only when the output has been stalled long enough to fill the header buffer.
@@ -43,8 +50,10 @@
 //             ACCEPT_ENTRIES 1..64; PARSE_STAGES 0..3 (default 3): pipeline registers in the
 //             parser (1: after the IP fields; 2: also after layer 2; 3: also before the verdict);
 //             OUT_STAGES 1 or 2 (default 2): cycles of the output stage (2: the buffer is read
-//             without bypass and the shift is done in a second cycle). Configuration inputs are
-//             quasi-static. s_axis_tkeep must be contiguous from byte 0.
+//             without bypass and the shift is done in a second cycle); LEN_IN 0 or 1 (default
+//             1): s_axis_tlen (bytes, no FCS, with the first beat) is used for the length
+//             verdict. Configuration inputs are quasi-static. s_axis_tkeep must be contiguous
+//             from byte 0.
 `default_nettype none
 
 module gre_decap #(
@@ -53,7 +62,8 @@ module gre_decap #(
     parameter USER_WIDTH = 1,
     parameter ACCEPT_ENTRIES = 8,
     parameter PARSE_STAGES = 3,
-    parameter OUT_STAGES = 2
+    parameter OUT_STAGES = 2,
+    parameter LEN_IN = 1
 ) (
     input  wire                         clk,
     input  wire                         rst,
@@ -64,6 +74,7 @@ module gre_decap #(
     output wire                         s_axis_tready,
     input  wire                         s_axis_tlast,
     input  wire [USER_WIDTH-1:0]        s_axis_tuser,
+    input  wire [15:0]                  s_axis_tlen,       // frame bytes (no FCS), first beat
 
     output wire [DATA_WIDTH-1:0]        m_axis_tdata,
     output wire [KEEP_WIDTH-1:0]        m_axis_tkeep,
@@ -103,12 +114,15 @@ module gre_decap #(
         if (OUT_STAGES != 1 && OUT_STAGES != 2) begin : g_bad_out_stages
             PARAMETER_ERROR_OUT_STAGES_must_be_1_or_2 u_error();
         end
+        if (LEN_IN != 0 && LEN_IN != 1) begin : g_bad_len_in
+            PARAMETER_ERROR_LEN_IN_must_be_0_or_1 u_error();
+        end
     endgenerate
 
     // Reason codes (stat_reason).
     localparam [3:0] R_DECAP = 4'd0, R_NOT_GRE = 4'd1, R_UNSUPPORTED = 4'd2, R_FRAGMENT = 4'd3,
                      R_BAD_CSUM = 4'd4, R_TOO_SHORT = 4'd5, R_UNKNOWN_PASS = 4'd6,
-                     R_UNKNOWN_DROP = 4'd7, R_DROP_LENGTH = 4'd8;
+                     R_UNKNOWN_DROP = 4'd7, R_DROP_LENGTH = 4'd8, R_PASS_LENGTH = 4'd9;
     // What the output stage does with a frame.
     localparam [1:0] M_PASS = 2'd0, M_DECAP = 2'd1, M_DROP = 2'd2;
 
@@ -230,6 +244,24 @@ module gre_decap #(
         end
     endgenerate
 
+    // The frame length given up front (LEN_IN = 1): s_axis_tlen with the first beat, held for
+    // the frame's other beats; it travels through the parser with every beat.
+    wire [15:0]      tlen_b;
+    generate
+        if (LEN_IN != 0) begin : g_len_in
+            reg [15:0] i_tlen;
+            always @(posedge clk)
+                if (in_fire && i_k == {KW{1'b0}}) i_tlen <= s_axis_tlen;
+            assign tlen_b = i_k == {KW{1'b0}} ? s_axis_tlen : i_tlen;
+        end else begin : g_no_len_in
+            // LEN_IN = 0: the length is only known at the frame's end; s_axis_tlen is ignored.
+            /* verilator lint_off UNUSEDSIGNAL */
+            wire unused_tlen = ^s_axis_tlen;
+            /* verilator lint_on UNUSEDSIGNAL */
+            assign tlen_b = 16'd0;
+        end
+    endgenerate
+
     // Layer 2: up to two tags.
     wire [15:0] et0 = {hn[8*12 +: 8], hn[8*13 +: 8]};
     wire [15:0] et1 = {hn[8*16 +: 8], hn[8*17 +: 8]};
@@ -255,8 +287,8 @@ module gre_decap #(
         end
     endgenerate
 
-    localparam AXW = FW + 7 + 1 + 1 + 2 + 7 + 1 + 1 + 8*24 + 17*NT;
-    wire [AXW-1:0] a_d = {cnt, cnt_s, tag0, tag1, tags, l2, is4, is6, ipw, dsum};
+    localparam AXW = FW + 7 + 1 + 1 + 2 + 7 + 1 + 1 + 8*24 + 17*NT + 16;
+    wire [AXW-1:0] a_d = {cnt, cnt_s, tag0, tag1, tags, l2, is4, is6, ipw, dsum, tlen_b};
     wire [AXW-1:0] a_q;
     wire [8*60-1:0] a_hg;            // frame bytes 34..93 (where the GRE header can be)
     generate
@@ -280,7 +312,8 @@ module gre_decap #(
     wire [1:0]        a_tags;
     wire [8*24-1:0]   a_ipw;
     wire [17*NT-1:0]  a_dsum;
-    assign {a_cnt, a_cnt_s, a_tag0, a_tag1, a_tags, a_l2, a_is4, a_is6, a_ipw, a_dsum} = a_q;
+    wire [15:0]       a_tlen;
+    assign {a_cnt, a_cnt_s, a_tag0, a_tag1, a_tags, a_l2, a_is4, a_is6, a_ipw, a_dsum, a_tlen} = a_q;
 
     // -----------------------------------------------------------------------------------------
     // Parser stage 1: IP fields, GRE header window, per-entry address match, checksum partial sums.
@@ -351,9 +384,10 @@ module gre_decap #(
     wire [16:0] cs2 = dm[16];
 
     localparam BXW = FW + 7 + 1 + 1 + 7 + 1 + 1 + 1 + 1 + 7 + 1 + 7 + FW + 16 + ACCEPT_ENTRIES + 96
-                     + 20 + 20 + 17;
+                     + 20 + 20 + 17 + 16;
     wire [BXW-1:0] b_d = {a_cnt, a_cnt_s, a_tag0, a_tag1, a_l2, a_is4, a_is6, v4_bad, v6_bad,
-                          iph_end, v4_is_frag, g, ip_e, len_field, addr_hit, gw, cs0, cs1, cs2};
+                          iph_end, v4_is_frag, g, ip_e, len_field, addr_hit, gw, cs0, cs1, cs2,
+                          a_tlen};
     wire [BXW-1:0] b_q;
     generate
         if (P >= 1) begin : g_cut_b
@@ -372,8 +406,10 @@ module gre_decap #(
     wire [95:0]       b_gw;
     wire [19:0]       b_cs0, b_cs1;
     wire [16:0]       b_cs2;
+    wire [15:0]       b_tlen;
     assign {b_cnt_f, b_cnt_s, b_tag0, b_tag1, b_l2, b_is4, b_is6, b_v4_bad, b_v6_bad, b_iph_end,
-            b_v4_is_frag, b_g, b_ip_e, b_len_field, b_addr_hit, b_gw, b_cs0, b_cs1, b_cs2} = b_q;
+            b_v4_is_frag, b_g, b_ip_e, b_len_field, b_addr_hit, b_gw, b_cs0, b_cs1, b_cs2,
+            b_tlen} = b_q;
 
     // -----------------------------------------------------------------------------------------
     // Parser stage 2: checksum verdict, GRE flags and protocol, key match per entry, the lengths
@@ -420,14 +456,20 @@ module gre_decap #(
     wire [4:0]  d_p = p6558 ? 5'd0 : b_l2[4:0];
     wire [FW-1:0] d_eo = b_ip_e - {10'd0, d_s};
     wire [6:0]  d_lim = b_l2 + 7'd46;                    // 60 + 4 per tag
+    // The length verdict from s_axis_tlen (LEN_IN = 1): the frame length F agrees with the IP
+    // length E when F == E, or E < F <= 60 + 4 per tag (Ethernet padding).
+    wire [FW-1:0] t_f = {{(FW-16){1'b0}}, b_tlen};
+    wire        tlen_ok = t_f == b_ip_e || (t_f > b_ip_e && t_f <= {{(FW-7){1'b0}}, d_lim});
+    wire        len_bad = LEN_IN != 0 && !tlen_ok;
     // Byte counts the chain below waits for.
     wire [6:0]  n_v4 = b_l2 + 7'd20, n_v6 = b_l2 + 7'd40, n_gre = b_g + 7'd4, n_hdr = hlen + 7'd1;
 
     localparam CXW = FW + 7 + 1 + 1 + 1 + 1 + 1 + 1 + 7 + 1 + 1 + 7 + 7 + 7 + 1 + 7 + 1
-                     + ACCEPT_ENTRIES + 4 + LW + 5 + 5 + 16 + FW + FW + 7;
+                     + ACCEPT_ENTRIES + 4 + LW + 5 + 5 + 16 + FW + FW + 7 + 1;
     wire [CXW-1:0] c_d = {b_cnt_f, b_cnt_s, b_tag0, b_tag1, b_is4, b_is6, b_v4_bad, b_v6_bad,
                           b_iph_end, csum_ok, b_v4_is_frag, n_v4, n_v6, n_gre, gre_bad, n_hdr,
-                          ip_short, ent_hit, d_b0, d_r, d_pu, d_p, gproto, d_eo, b_ip_e, d_lim};
+                          ip_short, ent_hit, d_b0, d_r, d_pu, d_p, gproto, d_eo, b_ip_e, d_lim,
+                          len_bad};
     wire [CXW-1:0] c_q;
     generate
         if (P >= 3) begin : g_cut_c
@@ -441,7 +483,7 @@ module gre_decap #(
     wire [FW-1:0]     c_cnt, c_eo, c_ip_e;
     wire [6:0]        c_cnt_s, c_iph_end, c_n_v4, c_n_v6, c_n_gre, c_n_hdr, c_lim;
     wire              c_tag0, c_tag1, c_is4, c_is6, c_v4_bad, c_v6_bad, c_csum_ok, c_v4_is_frag;
-    wire              c_gre_bad, c_ip_short;
+    wire              c_gre_bad, c_ip_short, c_len_bad;
     wire [ACCEPT_ENTRIES-1:0] c_ent_hit;
     wire [3:0]        c_b0;
     wire [LW-1:0]     c_r0;
@@ -449,7 +491,7 @@ module gre_decap #(
     wire [15:0]       c_gproto;
     assign {c_cnt, c_cnt_s, c_tag0, c_tag1, c_is4, c_is6, c_v4_bad, c_v6_bad, c_iph_end, c_csum_ok,
             c_v4_is_frag, c_n_v4, c_n_v6, c_n_gre, c_gre_bad, c_n_hdr, c_ip_short, c_ent_hit, c_b0,
-            c_r0, c_pu, c_p, c_gproto, c_eo, c_ip_e, c_lim} = c_q;
+            c_r0, c_pu, c_p, c_gproto, c_eo, c_ip_e, c_lim, c_len_bad} = c_q;
 
     // -----------------------------------------------------------------------------------------
     // Parser stage 3 (the cycle the beat reaches the virtual input): the decision chain
@@ -468,6 +510,7 @@ module gre_decap #(
         else if (c_cnt_s < c_n_hdr)               gre_wait = 1'b1;
         else if (c_ip_short)                      gre_reason = R_TOO_SHORT;
         else if (!acc_hit)                        gre_reason = cfg_drop_unknown ? R_UNKNOWN_DROP : R_UNKNOWN_PASS;
+        else if (c_len_bad)                       gre_reason = R_PASS_LENGTH;
 
         d_wait = 1'b0;
         d_reason = R_NOT_GRE;
@@ -507,7 +550,8 @@ module gre_decap #(
     localparam RW = 2 + 4 + LW + 5 + 5 + 16 + FW;
     wire [RW-1:0] d_rec = {d_mode, c_b0, c_r0, c_pu, c_p, c_gproto, c_eo};
 
-    // Length verdict at the frame's last beat.
+    // Length verdict at the frame's last beat from the bytes received (with LEN_IN = 1 it can
+    // only fail when s_axis_tlen was not the frame's length).
     wire [1:0]  f_mode = p_dec ? p_mode : d_mode;
     wire [3:0]  f_reason = p_dec ? p_reason : d_reason;
     wire [FW-1:0] f_e = p_dec ? p_e : c_ip_e;

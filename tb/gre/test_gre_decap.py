@@ -10,8 +10,15 @@ beats its first output beat reads;
 later beats follow one per cycle; a frame waits for the one ahead of it. Isolated frames then show
 the stated latency (`decap_latency`), back-to-back frames show full throughput (no input stall,
 no output bubble inside a frame).
+
+`s_axis_tlen` is driven with each frame's first beat (random on the other beats) by
+`Env._drive_tlen`: the frame's length, or with `tlen_p` a wrong one (a lying source). With
+LEN_IN = 1 the model gets that tlen (`gre.decap(..., tlen)`: the length verdict up front, frames
+whose IP length disagrees pass unchanged as `pass_length`); with LEN_IN = 0 it gets None (the
+verdict at the frame's end, `drop_length`).
 """
 import logging
+import random
 
 import cocotb
 import pytest
@@ -164,6 +171,37 @@ def other_frames(r):
     return out
 
 
+def length_frames(r, n):
+    """GRE frames whose IP length disagrees with the frame, or agrees only by padding: truncated,
+    with trailing bytes, padded to 60 (+4 per tag) and one byte more, and with the IP length field
+    changed (checksum fixed); one in four left intact."""
+    out = []
+    for _ in range(n):
+        tags = r.choice(((), (0x8100,), (0x88A8, 0x8100)))
+        proto = r.choice(gre.PROTOS)
+        ipv6 = r.random() < 0.4
+        lo = {0x6558: 14, 0x0800: 1, 0x86DD: 1}[proto]
+        short = r.random() < 0.4
+        size = r.randint(lo, 20) if short else r.randint(lo, 200)
+        f = gre_frame(inner_frame(r, proto, size), proto, tags, ipv6, r.choice([5, 5, r.randint(5, 15)]),
+                      r.random() < 0.3, r.choice([None, r.getrandbits(32)]), r.choice([None, r.getrandbits(32)]))
+        limit = 60 + 4 * len(tags)
+        kind = r.randrange(5)
+        if kind == 0:                                             # truncated
+            f = f[:len(f) - r.randint(1, min(len(f) - 1, 40))]
+        elif kind == 1:                                           # trailing bytes
+            f = f + random_bytes(r, r.randint(1, 40))
+        elif kind == 2 and len(f) < limit + 2:                    # padding: up to and past the limit
+            f = f + random_bytes(r, r.randint(1, limit + 2 - len(f)))
+        elif kind == 3:                                           # IP length field changed
+            l2 = 14 + 4 * len(tags)
+            at = l2 + (4 if ipv6 else 2)
+            v = (int.from_bytes(f[at:at + 2], "big") + r.choice([-3, -1, 1, 2, 50])) & 0xFFFF
+            f = fix_ipv4_checksum(f[:at] + v.to_bytes(2, "big") + f[at + 2:])
+        out.append(f)
+    return out
+
+
 def fuzz_frames(r, n):
     """Random bytes, random mutations of GRE headers (checksum fixed or not), random lengths."""
     base = variant_frames(r, (1, 80))
@@ -293,12 +331,13 @@ def group(beats):
 
 def check(watch, sent, cfg, stages):
     """Output frames, their tuser[0] and the stat reasons equal the model's; each stat pulse
-    comes 1 + PARSE_STAGES cycles after the frame's last input beat."""
+    comes 1 + PARSE_STAGES cycles after the frame's last input beat. sent: (frame, bad, tlen for
+    the model or None)."""
     ins = group(watch.ins)
-    assert [b"".join(b[1] for b in f) for f in ins] == [s for s, _ in sent], "input capture mismatch"
+    assert [b"".join(b[1] for b in f) for f in ins] == [s[0] for s in sent], "input capture mismatch"
     want_out, want_reason = [], []
-    for data, bad in sent:
-        out, reason = gre.decap(data, cfg)
+    for data, bad, tlen in sent:
+        out, reason = gre.decap(data, cfg, tlen)
         want_reason.append(gre.DECAP_REASONS.index(reason))
         if out is not None:
             want_out.append((out, int(bad or reason == "drop_length")))
@@ -321,10 +360,10 @@ def schedule(ins, sent, cfg, w, stages, out_stages):
     want = []
     free = 0
     x = out_stages - 1
-    for f, (data, _) in zip(ins, sent):
+    for f, (data, _, tlen) in zip(ins, sent):
         acc = [b[0] + stages + x for b in f]  # when the output stage can read each beat
-        d = gre.decide(data, cfg)
-        out, _ = gre.decap(data, cfg)
+        d = gre.decide(data, cfg, tlen)
+        out, _ = gre.decap(data, cfg, tlen)
         k_dec = (min(d.need, len(data)) - 1) // w
         last = len(acc) - 1
         ready = acc[k_dec] - x + 1  # the decision is registered: usable from the next cycle
@@ -362,8 +401,8 @@ def check_timing(watch, ins, outs, sent, cfg, w, stages, out_stages, isolated=Fa
     assert watch.stalls == 0, f"input stalled {watch.stalls} cycles with the output always ready"
     if isolated:
         outs_it = iter(outs)
-        for f, (data, _) in zip(ins, sent):
-            lat = gre.decap_latency(data, cfg, w, stages, out_stages)
+        for f, (data, _, tlen) in zip(ins, sent):
+            lat = gre.decap_latency(data, cfg, w, stages, out_stages, tlen)
             if lat is None:
                 continue
             o = next(outs_it)
@@ -382,9 +421,14 @@ class Env:
         self.entries = p.get("ACCEPT_ENTRIES", 8)
         self.stages = p.get("PARSE_STAGES", gre.DEFAULT_PARSE_STAGES[self.w])
         self.out_stages = p.get("OUT_STAGES", gre.DEFAULT_OUT_STAGES[self.w])
+        self.len_in = p.get("LEN_IN", gre.DEFAULT_LEN_IN)
         self.h = AxisHarness(dut, dut.clk, dut.rst)  # bus models first: they drive the inputs idle
         self.h.source.log.setLevel(logging.WARNING)
         self.h.sink.log.setLevel(logging.WARNING)
+        self.tlens = []  # s_axis_tlen of the frames queued in the source, in order
+        self.noise = random.Random(5)
+        dut.s_axis_tlen.value = 0
+        cocotb.start_soon(self._drive_tlen())
         self.watch = Watch(dut, self.w)
         self.cfg = base_config()
         apply_config(dut, self.cfg, self.entries)
@@ -392,25 +436,54 @@ class Env:
     async def start(self):
         await start(self.dut)
 
+    async def _drive_tlen(self):
+        """s_axis_tlen: the head frame's tlen while its first beat is offered, random otherwise."""
+        dut = self.dut
+        first, advance = True, False
+        while True:
+            await RisingEdge(dut.clk)
+            if advance and self.tlens:
+                self.tlens.pop(0)
+            advance = False
+            dut.s_axis_tlen.value = self.tlens[0] if first and self.tlens else self.noise.getrandbits(16)
+            await ReadOnly()
+            if high(dut.rst):
+                first = True
+                continue
+            if high(dut.s_axis_tvalid) and high(dut.s_axis_tready):
+                first = advance = high(dut.s_axis_tlast)
+
     def configure(self, cfg):
         self.cfg = cfg
         apply_config(self.dut, cfg, self.entries)
 
-    async def run(self, frames, r, isolated=False, source_p=0.0, sink_p=0.0, bad_p=0.1):
+    def tlen_for(self, f, r, tlen_p):
+        """The frame's length, or with probability tlen_p a wrong one."""
+        n = len(f)
+        if r.random() < tlen_p:
+            n = r.choice([n + 1, n - 1, n + r.randint(2, 30), max(0, n - r.randint(2, 30)), 0,
+                          r.getrandbits(16)])
+        return n & 0xFFFF
+
+    async def run(self, frames, r, isolated=False, source_p=0.0, sink_p=0.0, bad_p=0.1, tlen_p=0.0):
         """Send frames, wait until everything is out, check data and reasons; with the output
-        always ready also the exact cycle of every output beat."""
+        always ready also the exact cycle of every output beat. Returns the input and output
+        beats by frame. tlen_p: probability of a wrong s_axis_tlen."""
         self.watch.clear()
         self.h.backpressure(r, source_p=source_p, sink_p=sink_p)
-        sent = [(f, r.random() < bad_p) for f in frames]
-        n_out = sum(gre.decap(f, self.cfg)[0] is not None for f in frames)
+        tlens = [self.tlen_for(f, r, tlen_p) for f in frames]
+        sent = [(f, r.random() < bad_p, t if self.len_in else None) for f, t in zip(frames, tlens)]
+        n_out = sum(gre.decap(f, self.cfg, t)[0] is not None for f, _, t in sent)
         limit = 20 * sum(len(f) // self.w + 30 for f in frames) * PERIOD_NS  # never hang
         if isolated:
-            for data, bad in sent:
+            for (data, bad, _), t in zip(sent, tlens):
+                self.tlens.append(t)
                 await self.h.send([frame(data, bad)])
                 await with_timeout(self.h.source.wait(), limit, "ns")
                 await ClockCycles(self.dut.clk, 24)
         else:
-            await self.h.send([frame(d, b) for d, b in sent])
+            self.tlens += tlens
+            await self.h.send([frame(d, b) for d, b, _ in sent])
         await with_timeout(self.h.source.wait(), limit, "ns")
         for _ in range(2000):
             if sum(b[2] for b in self.watch.outs) >= n_out and len(self.watch.stats) >= len(sent):
@@ -422,6 +495,10 @@ class Env:
             check_timing(self.watch, ins, outs, sent, self.cfg, self.w, self.stages, self.out_stages, isolated)
         return ins, outs
 
+    def length_reason(self):
+        """The reason a GRE frame whose IP length disagrees with the frame gets in this mode."""
+        return "pass_length" if self.len_in else "drop_length"
+
 
 @cocotb.test()
 async def variants_latency(dut):
@@ -431,24 +508,29 @@ async def variants_latency(dut):
     await env.start()
     frames = variant_frames(r)
     frames += [gre_frame(inner_frame(r, 0x6558, 30), ihl=ihl) for ihl in range(5, 16)]
+    frames += length_frames(r, 30)  # pass_length (LEN_IN = 1) is a passed frame's latency
     await env.run(frames, r, isolated=True)
+    assert sum(c == gre.DECAP_REASONS.index(env.length_reason()) for _, c in env.watch.stats) > 0
 
 
 @cocotb.test()
 async def variants_back_to_back(dut):
-    """Variants and every pass/drop reason back to back: exact cycles, no stall; then half of
-    them with random pauses of the source (still exact), the other half with random
-    backpressure on both sides."""
+    """Variants, every pass/drop reason and IP lengths disagreeing with the frame back to back
+    (a few with a wrong s_axis_tlen): exact cycles, no stall; then half of them with random
+    pauses of the source (still exact), the other half with random backpressure on both sides.
+    The length reason (pass_length with LEN_IN = 1, drop_length with 0) is counted."""
     r = rng()
     env = Env(dut)
     await env.start()
-    frames = variant_frames(r) + other_frames(r)
+    frames = variant_frames(r) + other_frames(r) + length_frames(r, 60)
     r.shuffle(frames)
-    await env.run(frames, r)
+    await env.run(frames, r, tlen_p=0.05)
+    code = gre.DECAP_REASONS.index(env.length_reason())
+    assert sum(c == code for _, c in env.watch.stats) > 0
     half = len(frames) // 2
-    await env.run(frames[:half], r, source_p=0.3)
+    await env.run(frames[:half], r, source_p=0.3, tlen_p=0.05)
     env.configure(gre.DecapConfig(entries=env.cfg.entries, drop_unknown=True))
-    await env.run(frames[half:], r, source_p=0.3, sink_p=0.4)
+    await env.run(frames[half:], r, source_p=0.3, sink_p=0.4, tlen_p=0.05)
 
 
 @cocotb.test()
@@ -518,14 +600,19 @@ async def tunnel_filter(dut):
 
 @cocotb.test()
 async def fuzz(dut):
-    """Random and malformed frames under random backpressure: never hangs, output and reasons
-    equal the model (unchanged, decapsulated, or length-marked bad)."""
+    """Random and malformed frames, IP lengths disagreeing with the frame and wrong s_axis_tlen
+    values, under random backpressure: never hangs, output and reasons equal the model
+    (unchanged, decapsulated, or length-marked bad); then back to back with exact cycles."""
     r = rng()
     env = Env(dut)
     await env.start()
     env.configure(gre.DecapConfig(entries=env.cfg.entries, accept_all=r.random() < 0.5))
-    await env.run(fuzz_frames(r, 150), r, source_p=0.2, sink_p=0.3, bad_p=0.2)
-    await env.run(fuzz_frames(r, 150), r)
+    code = gre.DECAP_REASONS.index(env.length_reason())
+    for kw in ({"source_p": 0.2, "sink_p": 0.3, "bad_p": 0.2}, {}):
+        frames = fuzz_frames(r, 150) + length_frames(r, 50)
+        r.shuffle(frames)
+        await env.run(frames, r, tlen_p=0.1, **kw)
+        assert sum(c == code for _, c in env.watch.stats) > 0
 
 
 @cocotb.test()
@@ -613,6 +700,7 @@ async def reset_mid_frame(dut):
     await ClockCycles(dut.clk, 2)
     dut.rst.value = 0
     env.h.source.clear()
+    env.tlens.clear()
     await ClockCycles(dut.clk, 1)
     env.h.sink.clear()
     env.h.sink.pause = False
@@ -624,9 +712,10 @@ async def reset_mid_frame(dut):
 _D = gre.DEFAULT_PARSE_STAGES, gre.DEFAULT_OUT_STAGES
 
 
-@pytest.mark.parametrize("data_width,parse_stages,out_stages", [
-    (64, _D[0][8], _D[1][8]), (256, _D[0][32], _D[1][32]), (512, _D[0][64], _D[1][64]),
-    (64, 0, 1), (512, 1, 1), (64, 2, 2), (256, 0, 2)])
-def test_gre_decap(data_width, parse_stages, out_stages):
+# LEN_IN = 0 (the length verdict at the frame's end) on one parameter set only.
+@pytest.mark.parametrize("data_width,parse_stages,out_stages,len_in", [
+    (64, _D[0][8], _D[1][8], 1), (256, _D[0][32], _D[1][32], 1), (512, _D[0][64], _D[1][64], 1),
+    (64, 0, 1, 0), (512, 1, 1, 1), (64, 2, 2, 1), (256, 0, 2, 1)])
+def test_gre_decap(data_width, parse_stages, out_stages, len_in):
     runner.run("gre_decap", __name__, {"DATA_WIDTH": data_width, "PARSE_STAGES": parse_stages,
-                                       "OUT_STAGES": out_stages})
+                                       "OUT_STAGES": out_stages, "LEN_IN": len_in})
