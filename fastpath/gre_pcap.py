@@ -1,0 +1,300 @@
+"""`fastpath gre decap|encap`: run the GRE cores (RTL, in simulation) over a capture.
+
+    fastpath gre decap IN.pcap OUT.pcap [--width 64] [--accept ADDR[,key=K]]... [--drop-unknown]
+    fastpath gre encap IN.pcap OUT.pcap --tunnel SRC,DST[,key=K][,seq][,l3][,ttl=N]... [--src-mac M] [--dst-mac M]
+
+The capture's frames go through gre_decap or gre_encap back to back (fastpath.sim.gre_pcap is the
+cocotb side); OUT.pcap gets one frame per input frame that is neither dropped nor marked bad
+(tuser[0]), in order, with the input frame's timestamp. The counters come from the cores'
+stat_valid/stat_reason pulses, named by fastpath.models.gre (DECAP_REASONS, ENCAP_REASONS: the
+RTL's codes are their indices).
+"""
+from __future__ import annotations
+
+import ipaddress
+import json
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import frames as fr
+from .models import gre
+
+WIDTHS = (64, 256, 512)
+MAX_FRAME = 65535 - 66  # gre_encap's 16-bit IP length with its longest header
+# The table sizes built (ACCEPT_ENTRIES, TUNNELS): at least these, more when more are given.
+MIN_ACCEPT_ENTRIES, MIN_TUNNELS, MAX_ENTRIES = 8, 4, 64
+# The verdicts after which a core outputs nothing (fastpath.models.gre: decap returns None only for
+# unknown_drop; Encap.encap only for drop). Frames marked bad are counted as dropped too.
+NO_OUTPUT = {"decap": ("unknown_drop",), "encap": ("drop",)}
+
+
+class GreError(Exception):
+    """A problem with the user's input (printed as the message, non-zero exit)."""
+
+
+class SimulationError(RuntimeError):
+    """The simulation failed or its result does not add up (a bug: printed, non-zero exit)."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Argument parsing (also used as argparse `type=` functions: ValueError becomes a usage error)
+# ---------------------------------------------------------------------------------------------
+
+def _ip(text: str):
+    try:
+        return ipaddress.ip_address(text.strip())
+    except ValueError:
+        raise ValueError(f"{text!r} is not an IPv4 or IPv6 address") from None
+
+
+def _u32(text: str, what: str) -> int:
+    try:
+        v = int(text, 0)
+    except ValueError:
+        raise ValueError(f"{what} {text!r} is not a number") from None
+    if not 0 <= v <= 0xFFFFFFFF:
+        raise ValueError(f"{what} {v} is not a 32-bit value")
+    return v
+
+
+def parse_accept(spec: str) -> gre.Accept:
+    """ADDR[,key=K]: the remote endpoint (outer source address, IPv4 or IPv6) and optional key."""
+    addr, *opts = spec.split(",")
+    a = _ip(addr)
+    key = None
+    for o in opts:
+        name, eq, value = o.partition("=")
+        if name.strip() != "key" or not eq:
+            raise ValueError(f"{spec!r}: expected ADDR[,key=K], got {o!r}")
+        key = _u32(value, "key")
+    return gre.Accept(int(a), ipv6=a.version == 6, key=key)
+
+
+def parse_tunnel(spec: str) -> gre.Tunnel:
+    """SRC,DST[,key=K][,seq][,l3][,ttl=N]: outer addresses (both IPv4 or both IPv6), GRE key,
+    sequence numbers, L3 mode (carry the IP packet after the Ethernet header), TTL / hop limit."""
+    parts = spec.split(",")
+    if len(parts) < 2:
+        raise ValueError(f"{spec!r}: expected SRC,DST[,key=K][,seq][,l3][,ttl=N]")
+    src, dst = _ip(parts[0]), _ip(parts[1])
+    if src.version != dst.version:
+        raise ValueError(f"{spec!r}: SRC and DST must both be IPv4 or both IPv6")
+    t = gre.Tunnel(ipv6=src.version == 6, src=int(src), dst=int(dst))
+    for o in parts[2:]:
+        name, eq, value = (x.strip() for x in o.partition("="))
+        if name == "key" and eq:
+            t.key = _u32(value, "key")
+        elif name == "ttl" and eq:
+            t.ttl = _u32(value, "ttl")
+            if t.ttl > 255:
+                raise ValueError(f"{spec!r}: ttl {t.ttl} is not 0..255")
+        elif name in ("seq", "l3") and not eq:
+            setattr(t, name, True)
+        else:
+            raise ValueError(f"{spec!r}: unknown option {o!r} (key=K, seq, l3, ttl=N)")
+    return t
+
+
+def parse_mac(text: str) -> bytes:
+    parts = text.split(":")
+    try:
+        mac = bytes(int(p, 16) for p in parts)
+    except ValueError:
+        mac = b""
+    if len(parts) != 6 or len(mac) != 6 or any(len(p) not in (1, 2) for p in parts):
+        raise ValueError(f"{text!r} is not a MAC address (aa:bb:cc:dd:ee:ff)")
+    return mac
+
+
+# ---------------------------------------------------------------------------------------------
+# Configuration ports
+# ---------------------------------------------------------------------------------------------
+
+def decap_signals(cfg: gre.DecapConfig) -> dict:
+    """gre_decap's cfg_* port values for a DecapConfig (entry i in bit / slice i)."""
+    v = {"cfg_accept_all": int(cfg.accept_all), "cfg_drop_unknown": int(cfg.drop_unknown),
+         "cfg_acc_valid": 0, "cfg_acc_ipv6": 0, "cfg_acc_addr": 0, "cfg_acc_key_valid": 0, "cfg_acc_key": 0}
+    for i, e in enumerate(cfg.entries):
+        v["cfg_acc_valid"] |= int(e.valid) << i
+        v["cfg_acc_ipv6"] |= int(e.ipv6) << i
+        v["cfg_acc_addr"] |= gre._addr(e.addr) << (128 * i)
+        if e.key is not None:
+            v["cfg_acc_key_valid"] |= 1 << i
+            v["cfg_acc_key"] |= e.key << (32 * i)
+    return v
+
+
+def encap_signals(tunnels: list[gre.Tunnel]) -> dict:
+    """gre_encap's cfg_tun_* port values (tunnel i in bit / slice i; the rest disabled)."""
+    v = {k: 0 for k in ("enable", "ipv6", "l3", "key_en", "seq_en", "mac_dst", "mac_src", "src", "dst",
+                        "ttl", "key")}
+    for i, t in enumerate(tunnels):
+        v["enable"] |= int(t.enable) << i
+        v["ipv6"] |= int(t.ipv6) << i
+        v["l3"] |= int(t.l3) << i
+        v["key_en"] |= int(t.key is not None) << i
+        v["seq_en"] |= int(t.seq) << i
+        v["mac_dst"] |= int.from_bytes(gre._mac(t.mac_dst), "big") << (48 * i)
+        v["mac_src"] |= int.from_bytes(gre._mac(t.mac_src), "big") << (48 * i)
+        v["src"] |= gre._addr(t.src) << (128 * i)
+        v["dst"] |= gre._addr(t.dst) << (128 * i)
+        v["ttl"] |= t.ttl << (8 * i)
+        v["key"] |= (t.key or 0) << (32 * i)
+    return {f"cfg_tun_{k}": x for k, x in v.items()}
+
+
+# ---------------------------------------------------------------------------------------------
+# Running
+# ---------------------------------------------------------------------------------------------
+
+def read_input(path: str | Path) -> list[fr.Captured]:
+    """The capture's frames, or GreError with a message a user can act on."""
+    p = Path(path)
+    if not p.is_file():
+        raise GreError(f"{path}: no such file")
+    try:
+        frames = fr.read_pcap(p)
+    except ValueError as e:  # a link type other than Ethernet
+        raise GreError(f"{e}: only Ethernet captures can be run through the GRE cores") from None
+    except Exception as e:  # noqa: BLE001 - scapy raises its own types for unreadable files
+        raise GreError(f"{path}: not a readable pcap/pcapng capture ({e})") from None
+    for i, c in enumerate(frames):
+        if not 0 < len(c.data) <= MAX_FRAME:
+            raise GreError(f"{path}: frame {i + 1} is {len(c.data)} bytes (1..{MAX_FRAME} supported)")
+    return frames
+
+
+@dataclass
+class Result:
+    direction: str          # "decap" or "encap"
+    top: str
+    width: int
+    sim: str
+    frames_in: int
+    frames_out: int
+    cycles: int
+    reasons: dict           # every verdict name -> frames (in the reason table's order)
+    done: int               # decapsulated / encapsulated (and written)
+    passed: dict            # reason -> frames written unchanged (reasons that occurred)
+    dropped: dict           # reason -> frames not written: dropped by the core, or marked bad
+    output: str
+
+    def as_dict(self) -> dict:
+        done = "decapsulated" if self.direction == "decap" else "encapsulated"
+        return {"command": f"gre {self.direction}", "top": self.top, "width": self.width, "sim": self.sim,
+                "frames_in": self.frames_in, "frames_out": self.frames_out, done: self.done,
+                "passed": self.passed, "dropped": self.dropped, "reasons": self.reasons,
+                "cycles": self.cycles, "output": self.output}
+
+    def table(self) -> str:
+        done = "decapsulated" if self.direction == "decap" else "encapsulated"
+        rows = [("frames in", self.frames_in), ("frames out", self.frames_out), (done, self.done),
+                ("passed", sum(self.passed.values()))]
+        rows += [(f"  {k}", v) for k, v in self.passed.items()]
+        rows.append(("dropped", sum(self.dropped.values())))
+        rows += [(f"  {k}", v) for k, v in self.dropped.items()]
+        head = (f"{self.top} {self.width} bits ({self.sim}, {self.cycles} cycles) -> {self.output}")
+        return "\n".join([head] + [f"  {k:<16}{v:>8}" for k, v in rows])
+
+
+def _simulate(top: str, params: dict, frames: list[fr.Captured], in_pcap: Path, out_pcap: Path,
+              signals: dict, tdest: list[int] | None, sim: str | None, direction: str,
+              names: tuple[str, ...]) -> Result:
+    from .sim import runner
+
+    sim_name = runner.simulator(sim)
+    with tempfile.TemporaryDirectory() as tmp:
+        raw, summary = Path(tmp) / "raw.pcap", Path(tmp) / "summary.json"
+        cfg = {"in": str(in_pcap.resolve()), "out": str(raw), "summary": str(summary),
+               "set": signals, "tdest": tdest, "period_ns": 5.0}
+        try:
+            runner.run(top, "fastpath.sim.gre_pcap", params, sim=sim_name,
+                       env={"FASTPATH_GRE": json.dumps(cfg), "COCOTB_LOG_LEVEL": "WARNING",
+                            "GPI_LOG_LEVEL": "WARNING"})
+        except SystemExit as e:  # cocotb's runner exits on a failed build or simulation
+            raise SimulationError(f"{top}: the simulation failed ({e}); its files are under "
+                                  f"{runner.build_dir(top, params, sim_name)}") from None
+        if not summary.exists():  # the cocotb test failed (the runner only checks under pytest)
+            raise SimulationError(f"{top}: the simulation ended without a result; its log is under "
+                                  f"{runner.build_dir(top, params, sim_name)}/runs")
+        s = json.loads(summary.read_text())
+        outs = [c.data for c in fr.read_pcap(raw)]
+    if s["timed_out"]:
+        raise SimulationError(f"{top}: the simulation stopped at its cycle limit ({s['cycles']} cycles) with "
+                           f"{len(s['reasons'])} of {len(frames)} frames decided")
+    if len(s["reasons"]) != len(frames):
+        raise SimulationError(f"{top}: {len(s['reasons'])} stat_valid pulses for {len(frames)} frames")
+    verdicts = [names[c] if c < len(names) else f"code_{c}" for c in s["reasons"]]
+    # Pair output frames with the input frames that produce one (the cores keep the order).
+    producing = [i for i, v in enumerate(verdicts) if v not in NO_OUTPUT[direction]]
+    if len(producing) != len(outs):
+        raise SimulationError(f"{top}: {len(outs)} output frames, expected {len(producing)} from the verdicts")
+    # Grouped by what happened to each frame: written (done or passed unchanged) or not (no output,
+    # or marked bad); within a group by verdict, in the reason table's order.
+    reasons = {n: 0 for n in names}
+    passed, dropped = {}, {}
+    for v in verdicts:
+        reasons[v] = reasons.get(v, 0) + 1
+        if v in NO_OUTPUT[direction]:
+            dropped[v] = dropped.get(v, 0) + 1
+    written, done = [], 0
+    for i, data, bad in zip(producing, outs, s["bad"]):
+        v = verdicts[i]
+        if bad:
+            dropped[v] = dropped.get(v, 0) + 1
+        elif v == direction:
+            done += 1
+        else:
+            passed[v] = passed.get(v, 0) + 1
+        if not bad:
+            written.append(fr.Captured(data, frames[i].time))
+    fr.write_pcap(out_pcap, written)
+    order = {n: i for i, n in enumerate(reasons)}
+    passed, dropped = ({k: d[k] for k in sorted(d, key=order.get)} for d in (passed, dropped))
+    return Result(direction, top, params["DATA_WIDTH"], sim_name, len(frames), len(written), s["cycles"],
+                  reasons, done, passed, dropped, str(out_pcap))
+
+
+def _check_width(width: int):
+    if width not in WIDTHS:
+        raise GreError(f"--width {width}: the GRE cores support {', '.join(map(str, WIDTHS))}")
+
+
+def run_decap(in_pcap, out_pcap, width: int = 64, accept: list[gre.Accept] | None = None,
+              drop_unknown: bool = False, sim: str | None = None) -> Result:
+    """gre_decap over a capture. No accept entries: every endpoint is accepted."""
+    _check_width(width)
+    accept = list(accept or [])
+    if len(accept) > MAX_ENTRIES:
+        raise GreError(f"{len(accept)} --accept entries: gre_decap holds at most {MAX_ENTRIES}")
+    frames = read_input(in_pcap)
+    cfg = gre.DecapConfig(entries=accept, accept_all=not accept, drop_unknown=drop_unknown)
+    params = {"DATA_WIDTH": width, "ACCEPT_ENTRIES": max(MIN_ACCEPT_ENTRIES, len(accept))}
+    return _simulate("gre_decap", params, frames, Path(in_pcap), Path(out_pcap), decap_signals(cfg), None,
+                     sim, "decap", gre.DECAP_REASONS)
+
+
+def run_encap(in_pcap, out_pcap, tunnels: list[gre.Tunnel], width: int = 64, src_mac: bytes | None = None,
+              dst_mac: bytes | None = None, tunnel_by: str = "first", sim: str | None = None) -> Result:
+    """gre_encap over a capture: frame i into tunnel 0 ("first") or tunnel i mod n ("round-robin")."""
+    _check_width(width)
+    if not tunnels:
+        raise GreError("gre encap needs at least one --tunnel SRC,DST")
+    if len(tunnels) > MAX_ENTRIES:
+        raise GreError(f"{len(tunnels)} tunnels: gre_encap holds at most {MAX_ENTRIES}")
+    for t in tunnels:
+        if src_mac is not None:
+            t.mac_src = src_mac
+        if dst_mac is not None:
+            t.mac_dst = dst_mac
+    frames = read_input(in_pcap)
+    if tunnel_by == "first":
+        tdest = [0] * len(frames)
+    elif tunnel_by == "round-robin":
+        tdest = [i % len(tunnels) for i in range(len(frames))]
+    else:
+        raise GreError(f"--tunnel-by {tunnel_by!r}: expected first or round-robin")
+    params = {"DATA_WIDTH": width, "TUNNELS": max(MIN_TUNNELS, len(tunnels))}
+    return _simulate("gre_encap", params, frames, Path(in_pcap), Path(out_pcap), encap_signals(tunnels), tdest,
+                     sim, "encap", gre.ENCAP_REASONS)
