@@ -121,6 +121,9 @@ async def setup(dut, r):
     src = SegSource(dut, "s_axis", seg)
     sink = SegSink(dut, "m_axis", dut.clk, cnt)
     trunk = [r.random() < 0.5 for _ in range(ports)]
+    trunk[0] = True  # at least one trunk port, so tag insertions (and splits) always happen
+    if ports > 1:
+        trunk[1] = False
     pvid = [r.randint(1, 3) for _ in range(ports)]
     dut.cfg_port_trunk.value = sum(int(t) << i for i, t in enumerate(trunk))
     dut.cfg_port_pvid.value = sum(v << (12 * i) for i, v in enumerate(pvid))
