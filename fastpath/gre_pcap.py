@@ -111,37 +111,7 @@ def parse_mac(text: str) -> bytes:
 # Configuration ports
 # ---------------------------------------------------------------------------------------------
 
-def decap_signals(cfg: gre.DecapConfig) -> dict:
-    """gre_decap's cfg_* port values for a DecapConfig (entry i in bit / slice i)."""
-    v = {"cfg_accept_all": int(cfg.accept_all), "cfg_drop_unknown": int(cfg.drop_unknown),
-         "cfg_acc_valid": 0, "cfg_acc_ipv6": 0, "cfg_acc_addr": 0, "cfg_acc_key_valid": 0, "cfg_acc_key": 0}
-    for i, e in enumerate(cfg.entries):
-        v["cfg_acc_valid"] |= int(e.valid) << i
-        v["cfg_acc_ipv6"] |= int(e.ipv6) << i
-        v["cfg_acc_addr"] |= gre._addr(e.addr) << (128 * i)
-        if e.key is not None:
-            v["cfg_acc_key_valid"] |= 1 << i
-            v["cfg_acc_key"] |= e.key << (32 * i)
-    return v
-
-
-def encap_signals(tunnels: list[gre.Tunnel]) -> dict:
-    """gre_encap's cfg_tun_* port values (tunnel i in bit / slice i; the rest disabled)."""
-    v = {k: 0 for k in ("enable", "ipv6", "l3", "key_en", "seq_en", "mac_dst", "mac_src", "src", "dst",
-                        "ttl", "key")}
-    for i, t in enumerate(tunnels):
-        v["enable"] |= int(t.enable) << i
-        v["ipv6"] |= int(t.ipv6) << i
-        v["l3"] |= int(t.l3) << i
-        v["key_en"] |= int(t.key is not None) << i
-        v["seq_en"] |= int(t.seq) << i
-        v["mac_dst"] |= int.from_bytes(gre._mac(t.mac_dst), "big") << (48 * i)
-        v["mac_src"] |= int.from_bytes(gre._mac(t.mac_src), "big") << (48 * i)
-        v["src"] |= gre._addr(t.src) << (128 * i)
-        v["dst"] |= gre._addr(t.dst) << (128 * i)
-        v["ttl"] |= t.ttl << (8 * i)
-        v["key"] |= (t.key or 0) << (32 * i)
-    return {f"cfg_tun_{k}": x for k, x in v.items()}
+# gre.decap_ports / gre.encap_ports (fastpath/models/gre.py) give the cores' cfg_* port values.
 
 
 # ---------------------------------------------------------------------------------------------
@@ -271,7 +241,7 @@ def run_decap(in_pcap, out_pcap, width: int = 64, accept: list[gre.Accept] | Non
     frames = read_input(in_pcap)
     cfg = gre.DecapConfig(entries=accept, accept_all=not accept, drop_unknown=drop_unknown)
     params = {"DATA_WIDTH": width, "ACCEPT_ENTRIES": max(MIN_ACCEPT_ENTRIES, len(accept))}
-    return _simulate("gre_decap", params, frames, Path(in_pcap), Path(out_pcap), decap_signals(cfg), None,
+    return _simulate("gre_decap", params, frames, Path(in_pcap), Path(out_pcap), gre.decap_ports(cfg), None,
                      sim, "decap", gre.DECAP_REASONS)
 
 
@@ -296,5 +266,5 @@ def run_encap(in_pcap, out_pcap, tunnels: list[gre.Tunnel], width: int = 64, src
     else:
         raise GreError(f"--tunnel-by {tunnel_by!r}: expected first or round-robin")
     params = {"DATA_WIDTH": width, "TUNNELS": max(MIN_TUNNELS, len(tunnels))}
-    return _simulate("gre_encap", params, frames, Path(in_pcap), Path(out_pcap), encap_signals(tunnels), tdest,
+    return _simulate("gre_encap", params, frames, Path(in_pcap), Path(out_pcap), gre.encap_ports(tunnels), tdest,
                      sim, "encap", gre.ENCAP_REASONS)

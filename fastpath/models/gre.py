@@ -264,6 +264,41 @@ class Tunnel:
     enable: bool = True
 
 
+def decap_ports(cfg: DecapConfig, entries: int | None = None) -> dict:
+    """gre_decap's cfg_* port values for a DecapConfig: accept entry i in bit / slice i, the first
+    `entries` of them (the RTL's ACCEPT_ENTRIES; default all)."""
+    v = {"cfg_accept_all": int(cfg.accept_all), "cfg_drop_unknown": int(cfg.drop_unknown),
+         "cfg_acc_valid": 0, "cfg_acc_ipv6": 0, "cfg_acc_addr": 0, "cfg_acc_key_valid": 0,
+         "cfg_acc_key": 0}
+    for i, e in enumerate(cfg.entries[:entries]):
+        v["cfg_acc_valid"] |= int(e.valid) << i
+        v["cfg_acc_ipv6"] |= int(e.ipv6) << i
+        v["cfg_acc_addr"] |= _addr(e.addr) << (128 * i)
+        if e.key is not None:
+            v["cfg_acc_key_valid"] |= 1 << i
+            v["cfg_acc_key"] |= e.key << (32 * i)
+    return v
+
+
+def encap_ports(tunnels: list) -> dict:
+    """gre_encap's cfg_tun_* port values: tunnel i in bit / slice i (the rest disabled)."""
+    v = {k: 0 for k in ("enable", "ipv6", "l3", "key_en", "seq_en", "mac_dst", "mac_src", "src",
+                        "dst", "ttl", "key")}
+    for i, t in enumerate(tunnels):
+        v["enable"] |= int(t.enable) << i
+        v["ipv6"] |= int(t.ipv6) << i
+        v["l3"] |= int(t.l3) << i
+        v["key_en"] |= int(t.key is not None) << i
+        v["seq_en"] |= int(t.seq) << i
+        v["mac_dst"] |= int.from_bytes(_mac(t.mac_dst), "big") << (48 * i)
+        v["mac_src"] |= int.from_bytes(_mac(t.mac_src), "big") << (48 * i)
+        v["src"] |= _addr(t.src) << (128 * i)
+        v["dst"] |= _addr(t.dst) << (128 * i)
+        v["ttl"] |= t.ttl << (8 * i)
+        v["key"] |= (t.key or 0) << (32 * i)
+    return {f"cfg_tun_{k}": x for k, x in v.items()}
+
+
 def encap_header(t: Tunnel, proto: int, payload_len: int, seq: int) -> bytes:
     """Outer Ethernet / IPv4 (DF, ID 0, no options) or IPv6 / GRE header, built with scapy."""
     from scapy.layers.inet import IP

@@ -240,21 +240,8 @@ def base_config():
 
 
 def apply_config(dut, cfg, entries):
-    valid = ipv6 = keyv = addr = key = 0
-    for i, e in enumerate(cfg.entries[:entries]):
-        valid |= int(e.valid) << i
-        ipv6 |= int(e.ipv6) << i
-        addr |= gre._addr(e.addr) << (128 * i)
-        if e.key is not None:
-            keyv |= 1 << i
-            key |= e.key << (32 * i)
-    dut.cfg_acc_valid.value = valid
-    dut.cfg_acc_ipv6.value = ipv6
-    dut.cfg_acc_addr.value = addr
-    dut.cfg_acc_key_valid.value = keyv
-    dut.cfg_acc_key.value = key
-    dut.cfg_accept_all.value = int(cfg.accept_all)
-    dut.cfg_drop_unknown.value = int(cfg.drop_unknown)
+    for name, value in gre.decap_ports(cfg, entries).items():
+        getattr(dut, name).value = value
 
 
 # ---------------------------------------------------------------------------------------------

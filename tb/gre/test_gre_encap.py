@@ -107,21 +107,8 @@ class Tb:
         counters = self.model.seq + [0] * n  # the RTL's sequence counters live on per index
         self.model = gre.Encap(self.tunnels)
         self.model.seq = counters[:len(self.tunnels)]
-        vec = {k: 0 for k in ("enable", "ipv6", "l3", "key_en", "seq_en", "mac_dst", "mac_src", "src", "dst", "ttl", "key")}
-        for i, t in enumerate(self.tunnels):
-            vec["enable"] |= int(t.enable) << i
-            vec["ipv6"] |= int(t.ipv6) << i
-            vec["l3"] |= int(t.l3) << i
-            vec["key_en"] |= int(t.key is not None) << i
-            vec["seq_en"] |= int(t.seq) << i
-            vec["mac_dst"] |= int.from_bytes(gre._mac(t.mac_dst), "big") << (48 * i)
-            vec["mac_src"] |= int.from_bytes(gre._mac(t.mac_src), "big") << (48 * i)
-            vec["src"] |= gre._addr(t.src) << (128 * i)
-            vec["dst"] |= gre._addr(t.dst) << (128 * i)
-            vec["ttl"] |= t.ttl << (8 * i)
-            vec["key"] |= (t.key or 0) << (32 * i)
-        for k, v in vec.items():
-            getattr(dut, f"cfg_tun_{k}").value = v
+        for name, value in gre.encap_ports(self.tunnels).items():
+            getattr(dut, name).value = value
 
     async def _sink(self):
         while True:
