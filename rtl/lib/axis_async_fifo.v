@@ -143,10 +143,12 @@ module axis_async_fifo #(
     reg         dropping_q;     // discarding the rest of an oversize frame
     reg         drop_bad_q;
     reg         drop_oversize_q;
-    reg  [AW:0] rd_ptr_s_q;     // read pointer as known in s_clk (binary)
     wire [AW:0] rd_gray_s;      // read pointer, Gray, synchronized into s_clk
 
-    wire [AW:0] s_used      = wr_ptr_q - rd_ptr_s_q;
+    // s_used = write pointer - read pointer as known in s_clk, a register formed from both
+    // pointers' next values (no subtractor in front of s_axis_tready)
+    reg  [AW:0] s_used;
+    wire [AW:0] rd_ptr_s_d  = afifo_from_gray(rd_gray_s);
     wire        full        = s_used[AW];                   // s_used == DEPTH
     wire        over_limit  = (FRAME_MODE != 0) && (frame_beats_q == MAX_BEATS);
     wire        discard     = dropping_q || over_limit;
@@ -204,7 +206,7 @@ module axis_async_fifo #(
             dropping_q      <= 1'b0;
             drop_bad_q      <= 1'b0;
             drop_oversize_q <= 1'b0;
-            rd_ptr_s_q      <= {(AW + 1){1'b0}};
+            s_used          <= {(AW + 1){1'b0}};
         end else begin
             wr_ptr_q        <= wr_ptr_d;
             commit_q        <= commit_d;
@@ -212,7 +214,7 @@ module axis_async_fifo #(
             dropping_q      <= dropping_d;
             drop_bad_q      <= drop_bad_d;
             drop_oversize_q <= drop_oversize_d;
-            rd_ptr_s_q      <= afifo_from_gray(rd_gray_s);
+            s_used          <= wr_ptr_d - rd_ptr_s_d;
         end
     end
 
