@@ -311,7 +311,7 @@ module node_l2_table #(
     reg  [CB-1:0] q1_client, q2_client;
     reg           q1_learn, q1_ev, q1_static, q1_hrsp, q2_learn, q2_ev, q2_static, q2_hrsp;
     reg  [1:0]    q1_sweep, q1_status, q2_sweep, q2_status;
-    reg  [KW-1:0] q1_key_a, q1_key_b, q2_key_a, q2_key_b;
+    reg  [KW-1:0] q1_key_a, q1_key_b, q2_key_a;
     reg  [PB-1:0] q1_port, q2_port;
     reg  [WB-1:0] q1_way, q2_way;
     reg  [HB-1:0] q1_addr_a, q1_addr_b, q2_addr_a;
@@ -346,7 +346,6 @@ module node_l2_table #(
         q2_sweep <= q1_sweep;
         q2_status <= q1_status;
         q2_key_a <= q1_key_a;
-        q2_key_b <= q1_key_b;
         q2_port <= q1_port;
         q2_way <= q1_way;
         q2_addr_a <= q1_addr_a;
@@ -383,6 +382,43 @@ module node_l2_table #(
     wire [BW-1:0] bkt_a = f1_a ? w1_data : f2_a ? w2_data : q2_data_a;
     wire [BW-1:0] bkt_b = f1_b ? w1_data : f2_b ? w2_data : q2_data_b;
 
+    // Key compares, a cycle ahead. The 60-bit key compares of the operation in stage 2 are made
+    // in the cycle before, while it is in stage 1, against every bucket it may see then: the RAM
+    // word (rdata), this cycle's w1 (its w2 next cycle) and the bucket this cycle's stage-2
+    // operation writes (its w1 next cycle). That bucket's keys are the stage-2 operation's input
+    // bucket's keys (compared through the same three sources and its own forwarding selects),
+    // except in the way it writes a new key (rep: its key, q2_key_a). So stage 2 only ANDs the
+    // registered compare (km_*) with the forwarded bucket's valid bit: the bucket update loop
+    // (forwarded bucket -> match -> way -> new bucket -> w1) has no key comparator in it.
+    reg  [WAYS-1:0] km_a, km_b;         // key of way i of bkt_a / bkt_b == the op's SA key / DA key
+    reg  [WAYS-1:0] rep;                // ways this stage-2 operation writes a (new) key into
+    reg  [WAYS-1:0] kr_a, k1_a, k2_a, kq_a, kn_a, kr_b, k1_b, k2_b, kq_b, kn_b;
+    wire            keq_a = q2_key_a == q1_key_a;
+    wire            keq_b = q2_key_a == q1_key_b;
+    integer j;
+    always @* begin
+        for (j = 0; j < WAYS; j = j + 1) begin
+            kr_a[j] = rdata_a[j*EW +: KW] == q1_key_a;
+            k1_a[j] = w1_data[j*EW +: KW] == q1_key_a;
+            k2_a[j] = w2_data[j*EW +: KW] == q1_key_a;
+            kq_a[j] = q2_data_a[j*EW +: KW] == q1_key_a;
+            kr_b[j] = rdata_b[j*EW +: KW] == q1_key_b;
+            k1_b[j] = w1_data[j*EW +: KW] == q1_key_b;
+            k2_b[j] = w2_data[j*EW +: KW] == q1_key_b;
+            kq_b[j] = q2_data_a[j*EW +: KW] == q1_key_b;
+            kn_a[j] = rep[j] ? keq_a : (f1_a ? k1_a[j] : f2_a ? k2_a[j] : kq_a[j]);
+            kn_b[j] = rep[j] ? keq_b : (f1_a ? k1_b[j] : f2_a ? k2_b[j] : kq_b[j]);
+        end
+    end
+    always @(posedge clk) begin
+        km_a <= (wen && waddr == q1_addr_a) ? kn_a : (w1_en && w1_addr == q1_addr_a) ? k1_a : kr_a;
+        km_b <= (wen && waddr == q1_addr_b) ? kn_b : (w1_en && w1_addr == q1_addr_b) ? k1_b : kr_b;
+        if (rst) begin
+            km_a <= {WAYS{1'b0}};
+            km_b <= {WAYS{1'b0}};
+        end
+    end
+
     // matches and free ways (lowest index wins)
     reg  [WAYS-1:0] match_a, match_b;
     reg             any_ma, any_fa, any_mb;
@@ -396,8 +432,8 @@ module node_l2_table #(
         fa = {WB{1'b0}};
         mb = {WB{1'b0}};
         for (i = WAYS - 1; i >= 0; i = i - 1) begin
-            match_a[i] = bkt_a[i*EW + E_VALID] && bkt_a[i*EW +: KW] == q2_key_a;
-            match_b[i] = bkt_b[i*EW + E_VALID] && bkt_b[i*EW +: KW] == q2_key_b;
+            match_a[i] = bkt_a[i*EW + E_VALID] && km_a[i];
+            match_b[i] = bkt_b[i*EW + E_VALID] && km_b[i];
             if (match_a[i]) begin
                 any_ma = 1'b1;
                 ma = i[WB-1:0];
@@ -419,6 +455,18 @@ module node_l2_table #(
     // host INSERT with entry_valid: the key's way, else the lowest free way
     wire          ins_ok = q2_ev ? (any_ma || any_fa) : any_ma;
     wire [WB-1:0] ins_way = any_ma ? ma : fa;
+
+    integer r;
+    always @* begin
+        for (r = 0; r < WAYS; r = r + 1) begin
+            case (q2_kind)
+                K_CLIENT: rep[r] = !any_ma && any_fa && fa == r[WB-1:0];
+                K_HWRITE: rep[r] = q2_way == r[WB-1:0];
+                K_HINS:   rep[r] = ins_ok && q2_ev && ins_way == r[WB-1:0];
+                default:  rep[r] = 1'b0;
+            endcase
+        end
+    end
 
     // the new bucket
     reg  [BW-1:0] nb;

@@ -154,6 +154,14 @@ module node_rxf #(
     reg  [CW-1:0]          cnt_q;      // bytes of the current frame accepted so far
     reg                    discard_q;  // throwing away the rest of the current frame
     reg  [23:0]            ts_q;
+    // Kept one beat ahead, so that the segment-end and overflow decisions that gate the FIFO write
+    // are flags, not adders and comparators: pin = cnt_q + IN_BYTES (the count after a full beat).
+    reg  [CW-1:0]          pin_q;      // cnt_q + IN_BYTES
+    reg                    pin_ge_q;   // pin >= MAX_BYTES (a non-last full beat overflows)
+    reg                    pin_gt_q;   // pin >  MAX_BYTES
+    reg                    pin_lt_q;   // pin <  MIN_BYTES
+    reg                    room2_q;    // at least 2 FIFO slots free, as of the previous cycle
+    reg                    first_q;    // cnt_q < SEG_BYTES: the beat is in the frame's first segment
 
     wire                   fifo_ready;     // FIFO has at least one free slot
     wire [AW:0]            fifo_used;      // FIFO slots in use, as seen by the write side
@@ -185,17 +193,26 @@ module node_rxf #(
         end
     end
 
-    wire [CW-1:0] end_cnt   = cnt_q + n_beat;
+    // A beat is full (n_beat = IN_BYTES, end_cnt = pin_q) unless it is a tlast beat of a wider
+    // input (IN_BYTES = 8), whose count needs the adder.
+    wire          part      = (IN_BYTES > 1) && s_axis_tlast;
+    wire [CW-1:0] end_cnt   = part ? cnt_q + n_beat : pin_q;
     wire [CW-1:0] seg_start = {cnt_q[CW-1:SB], {SB{1'b0}}};
-    wire          first_seg = cnt_q < SEG_C;
-    wire          over      = end_cnt > MAX_C || (end_cnt == MAX_C && !s_axis_tlast);
+    wire          first_seg = first_q;
+    // end_cnt > MAX_BYTES, or == MAX_BYTES before the frame's end
+    wire          over      = part ? end_cnt > MAX_C : (s_axis_tlast ? pin_gt_q : pin_ge_q);
     wire          eof       = s_axis_tlast || over;
-    wire          seg_end   = eof || end_cnt[SB-1:0] == {SB{1'b0}};
+    // the beat fills its segment (on tlast eof decides anyway)
+    wire          seg_end   = eof || pin_q[SB-1:0] == {SB{1'b0}};
     wire [CW-1:0] seg_bytes = (over ? MAX_C : end_cnt) - seg_start;
     wire          bad_in    = s_axis_tlast && s_axis_tuser[0];
-    wire          small_bad = first_seg && s_axis_tlast && (bad_in || end_cnt < MIN_C);
-    // room for this segment (BACKPRESSURE = 1: guaranteed by s_axis_tready)
-    wire          room      = (BACKPRESSURE != 0) || (eof ? fifo_ready : fifo_used <= ROOM2);
+    wire          short_end = part ? end_cnt < MIN_C : pin_lt_q;
+    wire          small_bad = first_seg && s_axis_tlast && (bad_in || short_end);
+    // Room for this segment (BACKPRESSURE = 1: guaranteed by s_axis_tready). room2_q is the
+    // occupancy check of the previous cycle: exact, because two FIFO writes are never in
+    // consecutive cycles (a segment takes SEG_BYTES / IN_BYTES >= 4 beats, a stored frame at
+    // least 14 bytes, i.e. >= 2 beats), and a read only frees slots.
+    wire          room      = (BACKPRESSURE != 0) || (eof ? fifo_ready : room2_q);
 
     wire          act       = fire && !discard_q;              // a beat of a frame being kept
     wire          drop_bad  = act && small_bad;
@@ -238,6 +255,28 @@ module node_rxf #(
                 cnt_q     <= {CW{1'b0}};
                 discard_q <= 1'b0;
             end
+        end
+    end
+
+    // cnt_q's next value, and the flags of that value + IN_BYTES
+    wire [CW-1:0] cnt_d = (fire && s_axis_tlast) ? {CW{1'b0}} : (act ? end_cnt : cnt_q);
+    wire [CW-1:0] pin_d = cnt_d + IN_C;
+
+    always @(posedge wclk) begin
+        if (wrst) begin
+            pin_q    <= IN_C;
+            pin_ge_q <= IN_C >= MAX_C;
+            pin_gt_q <= IN_C > MAX_C;
+            pin_lt_q <= IN_C < MIN_C;
+            room2_q  <= 1'b1;
+            first_q  <= 1'b1;
+        end else begin
+            pin_q    <= pin_d;
+            pin_ge_q <= pin_d >= MAX_C;
+            pin_gt_q <= pin_d > MAX_C;
+            pin_lt_q <= pin_d < MIN_C;
+            room2_q  <= fifo_used <= ROOM2;
+            first_q  <= cnt_d < SEG_C;
         end
     end
 
