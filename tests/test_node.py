@@ -23,9 +23,10 @@ from fastpath.sim.node_harness import InFrame, NodeHarness
 PORTS = 4
 SEGMENTS = 1024
 RM = regs.load("node")
-# Cut-through, measured at the pins (SFD sampled in -> SFD sampled out): release_ns + 10 port
-# cycles, for every frame that finds its output idle (tb/node/test_fastpath_node.py explains it).
-CT_EXTRA_PS = 10 * 8000
+# Cut-through, measured at the pins (SFD sampled in -> SFD sampled out): release_ns +
+# TAIL_PORT_CYCLES (11) port cycles, for every frame that finds its output idle
+# (tb/node/test_fastpath_node.py explains it).
+CT_EXTRA_PS = node_budget.TAIL_PORT_CYCLES * 8000
 PORT_PS = 8000
 ETHERTYPE = 0x88B5
 
@@ -526,7 +527,7 @@ def test_pause(harness):
 @SEGS
 def test_latency_ct_and_saf(request, seg):
     """Port 1 in store-and-forward, port 2 cut-through. Cut-through: every frame leaves
-    release_ns + 10 port cycles after it arrived, whatever its size, also with a tag inserted.
+    release_ns + TAIL_PORT_CYCLES port cycles after it arrived, whatever its size, also with a tag inserted.
     Store-and-forward: the latency grows by 8 ns per byte."""
     harness = pick(request, seg)
     g = Frames(9)

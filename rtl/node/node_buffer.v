@@ -20,9 +20,9 @@
 // A stored segment takes the head of the free list; the frame's first segment is enqueued (its
 // address, the packet head) into the queue of every output it goes to in the same cycle (one
 // queue memory per output and priority), so SCHED can start it at once (cut-through). A later
-// segment is linked to its predecessor: next[prev] = new, linked[prev] = 1, in the cycle it is
-// stored; the same cycle clears linked[new]. Every segment gets a reference count = number of
-// copies of its frame. The free list is swept full after reset (SEGMENTS cycles, s_axis_tready
+// segment is linked to its predecessor in the cycle it is stored: next[prev] = {g(prev), new},
+// where g is the segment's generation bit (below). Every segment gets a reference count = number
+// of copies of its frame. The free list is swept full after reset (SEGMENTS cycles, s_axis_tready
 // low, init_done low until done).
 // Reserve: RESERVE_DEFAULT = NOUT * ceil(MAX_BYTES / SEG_BYTES) is the value to tie cfg_reserve
 // to: at most NOUT frames are being written at a time (one per src_port), each admitted while at
@@ -35,27 +35,39 @@
 // SCHED / read side. Per output a reader: current segment `cur` (not yet released), the address
 // of the segment after it once linked, and whether cur is the packet's last. One op per cycle
 // reads the single segment RAM port (shared by both TX datapaths; a round-robin between the
-// datapaths when both have work, so an idle datapath costs nothing). Each TX datapath picks, in
-// round robin over its outputs, one output with work:
+// datapaths when both have work, so an idle datapath costs nothing), in two stages: C chooses
+// the op from registered state and registers the choice; R, the next cycle, forms the chosen
+// output's target address (queue head or next pointer), reads the segment RAM, next pointer
+// and reference counts there and pops the queue (START). Each TX datapath picks, in round robin
+// over its outputs, one output with work:
 //   START  no packet: pop the packet head (prio 1 queue first), send that segment;
 //   SEND   the segment after cur is stored: send it and release cur;
 //   FINISH cur is the last segment: release it, the packet is done.
 // START and SEND also need out_room[o] = 1, fewer than ROOM segments of o in flight, and space in
-// the datapath's output buffer. An output has at most one op in flight (so at most one op per
-// output every 2 cycles). Releasing = decrementing the segment's reference count; the reader
-// that takes it to zero frees the segment. Invariant: a reader releases segment k only when it
-// moves past k, i.e. when k is last or when k's successor is stored (and so linked): a
-// segment is never freed before the writer has linked it to its successor, and a reader never
-// follows a link out of a freed segment. The reader learns of a link either from the memories
-// (linked flag and next pointer, read with the segment) or, for links made after it reached k,
-// from the writer's link broadcast (prev, new), which every active reader compares with its cur.
+// the datapath's output buffer (counting the segments in R and in the read stage), all checked
+// in C. An output has at most one op in flight, from C to the end of the read stage (so at most
+// one op per output every 3 cycles). Releasing = decrementing the segment's reference count;
+// the reader that takes it to zero frees the segment. Invariant: a reader releases segment k
+// only when it moves past k, i.e. when k is last or when k's successor is stored (and so
+// linked): a segment is never freed before the writer has linked it to its successor, and a
+// reader never follows a link out of a freed segment. The reader learns of a link either from
+// the memories (the next pointer and its generation, read with the segment in R) or, for links
+// made at or after that read's edge, from the writer's link broadcast (prev, new), which the op
+// in R compares with its target and every active reader with its cur. (Between C and R the chosen
+// reader needs no broadcast: START has no cur, SEND already knows the link, FINISH's cur is last.)
+// Linked flags: k is linked iff next[k]'s generation equals g(k), g(k) being stored with the
+// segment. The free list carries each address with the generation its next life gets: the one
+// that differs from next[k]'s - after a life released by SEND (k was linked) the other one,
+// after one released by FINISH (a last segment, never linked) the same. So one write per link,
+// into the next-pointer RAM, sets the flag, and a newly stored segment is never linked.
 //
 // Flow control (out_room, ROOM, default 8): a segment counts as in flight for output o from the
 // cycle SCHED reads it until 4 cycles after its m_axis handshake (up to: 1 read stage + 4 in the
 // output buffer + waiting under m_axis backpressure + 4 downstream cycles); SCHED keeps at most
-// ROOM in flight per output and sends only when out_room[o] = 1. So out_room[o] must be 1 only
-// when the TX FIFO of o can take ROOM more segments beyond every segment that left m_axis for o
-// at least 4 cycles earlier (the level may lag the m_axis handshakes by up to 4 cycles).
+// ROOM in flight per output and chooses a read (in C, the cycle before it) only when
+// out_room[o] = 1. So out_room[o] must be 1 only when the TX FIFO of o can take ROOM more
+// segments beyond every segment that left m_axis for o at least 4 cycles earlier (the level may
+// lag the m_axis handshakes by up to 4 cycles).
 //
 // Outputs: m_axis[d] carries the segments of datapath d's outputs, segment-interleaved between
 // outputs, each with its stored header (bad, first, last, bytes, ...) and out_port = o; the
@@ -68,12 +80,12 @@
 //   ev_drop_copy[o]  the copy for output o was dropped (queue full); ev_drop_port says the input.
 //   A frame losing all its copies gives both (ev_drop with QUEUE_FULL and the ev_drop_copy bits).
 //
-// Latency: 4 cycles from a first segment accepted on s_axis (idle buffer and output, out_room 1,
-//   m_axis ready) to the same segment valid on m_axis: input register, admission+enqueue, read
-//   the RAM, output buffer. The next segment of a packet leaves 2 cycles after it is stored when
-//   the reader was waiting for it (link broadcast, SEND).
+// Latency: 5 cycles from a first segment accepted on s_axis (idle buffer and output, out_room 1,
+//   m_axis ready) to the same segment valid on m_axis: input register, admission+enqueue, SCHED
+//   choice (C), read the RAM (R), output buffer. The next segment of a packet leaves 3 cycles
+//   after it is stored when the reader was waiting for it (link broadcast, SEND).
 // Throughput: input 1 segment per cycle in total (both streams); output 1 segment per cycle in
-//   total (one RAM read per cycle), at most 1 segment per 2 cycles per output, plus one FINISH op
+//   total (one RAM read per cycle), at most 1 segment per 3 cycles per output, plus one FINISH op
 //   per packet.
 // Bad input: a later segment without an open frame of its (stream, src_port) is dropped
 //   silently; a first segment while a frame of the same (stream, src_port) is open starts a new
@@ -84,9 +96,10 @@
 //   or being sent).
 // Memories: segment RAM 2^AW x (SEG_BYTES*8 + NOC_W) (ram_sdp rounds SEGMENTS up to a power of
 //   two), next pointers 2^AW x AW, reference counts (2 RAMs: copies + src_port written by the
-//   writer, copies done written by the readers, so neither needs two write ports), linked flags
-//   in SEGMENTS flip-flops (set and clear in the same cycle), 2*NOUT queue RAMs QUEUE_DEPTH x AW,
-//   free list 2^AW x AW.
+//   writer, copies done written by the readers, so neither needs two write ports), 2*NOUT queue
+//   RAMs QUEUE_DEPTH x AW, free list 2^AW x AW; the segment RAM, the next pointers, the first
+//   reference count RAM and the free list carry one more bit each, the generation (no flags in
+//   flip-flops).
 // Parameters: PORTS 1..16; DATAPATHS 1..4 (PORTS+DATAPATHS <= 20); SEG_BYTES 32 or 64;
 //   SEGMENTS 4..2^20; QUEUE_DEPTH a power of two 2..2^16; MAX_BYTES >= 1; ROOM 1..255.
 `default_nettype none
@@ -217,16 +230,16 @@ module node_buffer #(
     reg           init_done_q;
     reg  [AW-1:0] sweep_q;
     wire          fl_push;
-    wire [AW-1:0] fl_push_data;
+    wire [AW:0]   fl_push_data;                  // {generation, address}
     wire          fl_pop;
-    wire [AW-1:0] fl_head;
+    wire [AW:0]   fl_head;
     wire          fl_empty;
     /* verilator lint_off UNUSEDSIGNAL */  // the top bit only matters when SEGMENTS = 2^AW
     wire [AW:0]   fl_count;
     /* verilator lint_on UNUSEDSIGNAL */
 
     node_buf_fifo #(
-        .WIDTH(AW),
+        .WIDTH(AW + 1),
         .DEPTH(1 << AW)
     ) u_free (
         .clk      (clk),
@@ -328,12 +341,14 @@ module node_buffer #(
     reg            w_active [0:NKEY-1];
     reg            w_admit  [0:NKEY-1];
     reg  [AW-1:0]  w_tail   [0:NKEY-1];
+    reg            w_tgen   [0:NKEY-1];          // generation of the tail segment
     reg  [NCW-1:0] w_ncopy  [0:NKEY-1];
     reg  [CW-1:0]  held     [0:NOUT-1];
 
     wire           st_active = w_active[in_key];
     wire           st_admit  = w_admit[in_key];
     wire [AW-1:0]  st_tail   = w_tail[in_key];
+    wire           st_tgen   = w_tgen[in_key];
     wire [NCW-1:0] st_ncopy  = w_ncopy[in_key];
 
     // ------------------------------------------------------------------------------------------
@@ -383,7 +398,8 @@ module node_buffer #(
     end
 
     wire           store    = accept && src_ok && (in_first ? adm_store : (st_active && st_admit));
-    wire [AW-1:0]  wa       = fl_head;
+    wire [AW-1:0]  wa       = fl_head[AW-1:0];
+    wire           wgen     = fl_head[AW];
     wire [NCW-1:0] ncopies  = in_first ? okcount : st_ncopy;
     // = store && !in_first, written so that it does not pass through the first segment's
     // admission (the queue checks) in the logic
@@ -415,6 +431,7 @@ module node_buffer #(
             end
             if (store) begin
                 w_tail[in_key] <= wa;
+                w_tgen[in_key] <= wgen;
             end
         end
         if (rst) begin
@@ -424,16 +441,13 @@ module node_buffer #(
         end
     end
 
-    // Linked flags: set for the predecessor, cleared for the new segment, in the same cycle.
-    reg [SEGMENTS-1:0] linked_q;
-    always @(posedge clk) begin
-        if (store) begin
-            linked_q[wa] <= 1'b0;
-        end
-        if (link_ev) begin
-            linked_q[link_prev] <= 1'b1;
-        end
-    end
+    // Linked flags, without a second write port: every segment has a generation bit g (from the
+    // free list, written with the segment into the segment RAM and the reference count RAM);
+    // linking k writes next[k] = {g(k), successor}, and k is linked iff next[k]'s generation
+    // equals g(k). The free list hands out the generation that differs from next[k]'s: a segment
+    // released by SEND was linked (next[k] carries g(k)), so it returns with ~g(k); one released
+    // by FINISH (a last segment, never linked) returns with g(k). The init sweep writes
+    // generation 1 into every next[k] and pushes k with generation 0.
 
     // ------------------------------------------------------------------------------------------
     // Memories
@@ -442,27 +456,30 @@ module node_buffer #(
     wire           rd_seg_en;
     wire [AW-1:0]  rd_seg_addr;
     wire [AW-1:0]  rd_rel_addr;
-    wire [SW-1:0]  seg_rdata;
-    wire [AW-1:0]  next_rdata;
-    wire [OW+NCW-1:0] ref_rdata;
+    wire [SW:0]    seg_rdata;                    // {generation, header, data}
+    wire [AW:0]    next_rdata;                   // {generation of the linked segment, next}
+    wire [OW+NCW:0] ref_rdata;                   // {generation, src_port, copies}
     wire [NCW-1:0] done_rdata;
     wire           done_wen;
     wire [AW-1:0]  done_waddr;
     wire [NCW-1:0] done_wdata;
 
-    ram_sdp #(.ADDR_WIDTH(AW), .DATA_WIDTH(SW)) u_seg_ram (
-        .clk(clk), .wen(store), .waddr(wa), .wdata({in_hdr, in_data}),
+    ram_sdp #(.ADDR_WIDTH(AW), .DATA_WIDTH(SW + 1)) u_seg_ram (
+        .clk(clk), .wen(store), .waddr(wa), .wdata({wgen, in_hdr, in_data}),
         .ren(rd_seg_en), .raddr(rd_seg_addr), .rdata(seg_rdata)
     );
 
-    ram_sdp #(.ADDR_WIDTH(AW), .DATA_WIDTH(AW)) u_next_ram (
-        .clk(clk), .wen(link_ev), .waddr(link_prev), .wdata(link_next),
+    // written by the links and by the init sweep (generation 1: no segment linked)
+    ram_sdp #(.ADDR_WIDTH(AW), .DATA_WIDTH(AW + 1)) u_next_ram (
+        .clk(clk), .wen(link_ev || !init_done_q), .waddr(init_done_q ? link_prev : sweep_q),
+        .wdata(init_done_q ? {st_tgen, link_next} : {1'b1, {AW{1'b0}}}),
         .ren(rd_seg_en), .raddr(rd_seg_addr), .rdata(next_rdata)
     );
 
-    // reference count, part 1: copies of the segment's frame and its src_port (writer only)
-    ram_sdp #(.ADDR_WIDTH(AW), .DATA_WIDTH(OW + NCW)) u_ref_ram (
-        .clk(clk), .wen(store), .waddr(wa), .wdata({src_o, ncopies}),
+    // reference count, part 1: copies of the segment's frame, its src_port and generation
+    // (writer only)
+    ram_sdp #(.ADDR_WIDTH(AW), .DATA_WIDTH(OW + NCW + 1)) u_ref_ram (
+        .clk(clk), .wen(store), .waddr(wa), .wdata({wgen, src_o, ncopies}),
         .ren(1'b1), .raddr(rd_rel_addr), .rdata(ref_rdata)
     );
 
@@ -502,6 +519,13 @@ module node_buffer #(
     // ------------------------------------------------------------------------------------------
     // SCHED: per-output reader state
     // ------------------------------------------------------------------------------------------
+    // Two stages. C (choose): eligibility and the round robins, from registers only; the choice
+    // is registered (c_*) and marks its output in flight. R (read): the registered choice's
+    // target address (the queue head or the next pointer) reads the segment, next pointer and
+    // linked generation; the release address reads the reference counts; the queue is popped.
+    // P1: the RAM data is valid, the segment goes into the output buffer, the release is done.
+    // An output has one op in C..P1 at a time, so its reader state is only changed by that op
+    // (R: cur, P1: last/next) and by link broadcasts while it waits.
     reg  [NOUT-1:0] r_active, r_inflight, r_last, r_nv;
     reg  [AW-1:0]   r_cur [0:NOUT-1];
     reg  [AW-1:0]   r_nxt [0:NOUT-1];
@@ -521,7 +545,8 @@ module node_buffer #(
     end
 
     // per datapath: round robin over its outputs; then round robin between the datapaths
-    wire [DATAPATHS*OW-1:0] dp_pick;
+    wire [DATAPATHS*OW-1:0]   dp_pick;
+    wire [DATAPATHS*NOUT-1:0] dp_onehot;
     wire [DATAPATHS-1:0] dp_req;
     wire [DATAPATHS-1:0] dp_grant;
     wire                 iss_v;
@@ -530,9 +555,6 @@ module node_buffer #(
     generate
         for (g = 0; g < DATAPATHS; g = g + 1) begin : g_sched
             wire [NOUT-1:0] member = members(g);
-            /* verilator lint_off UNUSED */  // the one-hot grant: grant_index is used
-            wire [NOUT-1:0] unused_grant;
-            /* verilator lint_on UNUSED */
             rr_arbiter #(
                 .N(NOUT)
             ) u_rr (
@@ -540,7 +562,7 @@ module node_buffer #(
                 .rst        (rst),
                 .req        (elig & member),
                 .ack        (dp_grant[g]),
-                .grant      (unused_grant),
+                .grant      (dp_onehot[g * NOUT +: NOUT]),
                 .grant_valid(dp_req[g]),
                 .grant_index(dp_pick[g * OW +: OW])
             );
@@ -559,49 +581,73 @@ module node_buffer #(
         .grant_index(iss_d)
     );
 
-    wire [OW-1:0] iss_o     = dp_pick[iss_d * OW +: OW];
-    wire          iss_start = want_start[iss_o];
-    wire          iss_send  = want_send[iss_o];
-    wire          iss_hi    = !qempty[2 * iss_o + 1];
-    wire [AW-1:0] iss_head  = qhead[(2 * iss_o + (iss_hi ? 1 : 0)) * AW +: AW];
-    wire [AW-1:0] iss_tgt   = iss_start ? iss_head : r_nxt[iss_o];
-    wire          iss_rel   = !iss_start;        // SEND and FINISH release cur
+    // the choice (stage C): output iss_o; chosen[o] one-hot
+    wire [OW-1:0]   iss_o    = dp_pick[iss_d * OW +: OW];
+    reg  [NOUT-1:0] chosen;
+    always @* begin
+        for (i = 0; i < NOUT; i = i + 1) begin
+            chosen[i] = dp_grant[dp_of(i)] && dp_onehot[dp_of(i) * NOUT + i];
+        end
+    end
 
-    assign rd_seg_en   = iss_v && (iss_start || iss_send);
-    assign rd_seg_addr = iss_tgt;
-    assign rd_rel_addr = r_cur[iss_o];
+    reg           c_v, c_start, c_send;
+    reg  [OW-1:0] c_o;
+    reg  [SIW-1:0] c_d;
+    always @(posedge clk) begin
+        c_o     <= iss_o;
+        c_d     <= iss_d;
+        c_start <= |(chosen & want_start);
+        c_send  <= |(chosen & want_send);
+        if (rst) begin
+            c_v <= 1'b0;
+        end else begin
+            c_v <= iss_v;
+        end
+    end
+
+    // stage R: the registered choice reads the memories
+    wire          c_read  = c_v && (c_start || c_send);
+    wire          c_hi    = !qempty[2 * c_o + 1];
+    wire [AW-1:0] c_head  = qhead[(2 * c_o + (c_hi ? 1 : 0)) * AW +: AW];
+    wire [AW-1:0] c_tgt   = c_start ? c_head : r_nxt[c_o];
+
+    assign rd_seg_en   = c_read;
+    assign rd_seg_addr = c_tgt;
+    assign rd_rel_addr = r_cur[c_o];
 
     always @* begin
         qpop = {2*NOUT{1'b0}};
-        qpop[2 * iss_o + (iss_hi ? 1 : 0)] = iss_v && iss_start;
+        qpop[2 * c_o + (c_hi ? 1 : 0)] = c_v && c_start;
     end
 
-    // read stage (op issued at the previous edge, RAM data valid now)
-    reg           p1_v, p1_send, p1_rel, p1_linked;
+    // P1: op read at the previous edge, RAM data valid now
+    reg           p1_v, p1_send, p1_rel;
     reg  [OW-1:0] p1_o;
     reg  [SIW-1:0] p1_d;
     reg  [AW-1:0] p1_rel_addr;
     always @(posedge clk) begin
-        p1_send     <= iss_start || iss_send;
-        p1_rel      <= iss_rel;
-        p1_linked   <= linked_q[iss_tgt];
-        p1_o        <= iss_o;
-        p1_d        <= iss_d;
-        p1_rel_addr <= r_cur[iss_o];
+        p1_send     <= c_start || c_send;
+        p1_rel      <= !c_start;                 // SEND and FINISH release cur
+        p1_o        <= c_o;
+        p1_d        <= c_d;
+        p1_rel_addr <= r_cur[c_o];
         if (rst) begin
             p1_v <= 1'b0;
         end else begin
-            p1_v <= iss_v;
+            p1_v <= c_v;
         end
     end
 
-    wire [HW-1:0] rd_hdr  = seg_rdata[SW-1 -: HW];
-    wire          rd_last = rd_hdr[`NOC_LAST_LSB];
+    wire [HW-1:0] rd_hdr    = seg_rdata[SW-1 -: HW];
+    wire          rd_last   = rd_hdr[`NOC_LAST_LSB];
+    // the segment read is linked iff next's generation is the segment's (as of the read edge)
+    wire          p1_linked = next_rdata[AW] == seg_rdata[SW];
 
     // release: done + 1, with the value written by the previous release forwarded
     reg           fwd_v;
     reg  [AW-1:0] fwd_addr;
     reg  [NCW-1:0] fwd_val;
+    wire           rel_gen   = ref_rdata[OW+NCW];
     wire [OW-1:0]  rel_src_o = ref_rdata[OW+NCW-1 -: OW];
     wire [NCW-1:0] rel_total = ref_rdata[NCW-1:0];
     wire [NCW-1:0] done_old  = (fwd_v && fwd_addr == p1_rel_addr) ? fwd_val : done_rdata;
@@ -613,8 +659,9 @@ module node_buffer #(
     assign done_waddr = init_done_q ? p1_rel_addr : sweep_q;
     assign done_wdata = (init_done_q && !freeing) ? done_new : {NCW{1'b0}};
 
+    // a segment released by SEND was linked: its next generation is the other one
     assign fl_push      = freeing || !init_done_q;
-    assign fl_push_data = init_done_q ? p1_rel_addr : sweep_q;
+    assign fl_push_data = init_done_q ? {rel_gen ^ p1_send, p1_rel_addr} : {1'b0, sweep_q};
 
     always @(posedge clk) begin
         fwd_v    <= releasing && !rst;
@@ -646,12 +693,16 @@ module node_buffer #(
         out_hdr[`NOC_OUT_PORT_LSB +: OW] = p1_o;
     end
 
+    localparam OBW = $clog2(ODEPTH) + 1;
+    localparam [OBW-1:0] OB_ONE = 1, OB_ZERO = 0, OB_DEPTH = ODEPTH;
     wire [DATAPATHS-1:0]    lag_end_v;           // a segment left m_axis LAG cycles ago
     wire [DATAPATHS*OW-1:0] lag_end_o;           // ... for this output
 
     generate
         for (g = 0; g < DATAPATHS; g = g + 1) begin : g_out
+            /* verilator lint_off UNUSEDSIGNAL */  // the FIFO's own count: ob_res is used
             wire [$clog2(ODEPTH):0] ob_count;
+            /* verilator lint_on UNUSEDSIGNAL */
             wire [SW-1:0] word = ob_head[g * SW +: SW];
             wire [HW-1:0] hdr = word[SW-1 -: HW];
             wire [6:0]    nb  = hdr[`NOC_BYTES];
@@ -669,7 +720,18 @@ module node_buffer #(
                 .empty    (ob_empty[g]),
                 .count    (ob_count)
             );
-            assign fifo_ok[g] = {1'b0, ob_count} + ((p1_v && p1_send && p1_d == g) ? 4'd1 : 4'd0) < ODEPTH;
+            // space: the buffer's entries plus the segments chosen for it and not yet in it (in
+            // R and the read stage), counted in a register of their own (+1 at the choice of a
+            // read, -1 at the m_axis handshake) so that the check is a compare of a register
+            reg  [OBW-1:0] ob_res;
+            wire ch_read = |(chosen & (want_start | want_send) & members(g));
+            always @(posedge clk) begin
+                ob_res <= ob_res + (ch_read ? OB_ONE : OB_ZERO) - (hs ? OB_ONE : OB_ZERO);
+                if (rst) begin
+                    ob_res <= OB_ZERO;
+                end
+            end
+            assign fifo_ok[g] = ob_res < OB_DEPTH;
 
             assign m_axis_tdata[g * DW +: DW]              = word[DW-1:0];
             assign m_axis_tuser[g * HW +: HW]              = hdr;
@@ -712,25 +774,30 @@ module node_buffer #(
     localparam [RCW-1:0] RC_ONE = 1, RC_ZERO = 0;
     always @(posedge clk) begin
         for (b = 0; b < NOUT; b = b + 1) begin
-            if (iss_v && iss_o == b[OW-1:0]) begin
+            // in flight from the choice (C) to the end of P1
+            if (chosen[b]) begin
                 r_inflight[b] <= 1'b1;
-                if (iss_start) begin
+            end else if (p1_v && p1_o == b[OW-1:0]) begin
+                r_inflight[b] <= 1'b0;
+            end
+            if (c_v && c_o == b[OW-1:0]) begin
+                // R: START and SEND move to the target
+                if (c_start) begin
                     r_active[b] <= 1'b1;
                 end
-                if (iss_start || iss_send) begin
-                    r_cur[b]  <= iss_tgt;
+                if (c_start || c_send) begin
+                    r_cur[b]  <= c_tgt;
                     r_last[b] <= 1'b0;
                     // a link made at this very edge is not in the memories read now
-                    r_nv[b]   <= link_ev && link_prev == iss_tgt;
+                    r_nv[b]   <= link_ev && link_prev == c_tgt;
                     r_nxt[b]  <= link_next;
                 end
             end else if (p1_v && p1_o == b[OW-1:0]) begin
-                r_inflight[b] <= 1'b0;
                 if (p1_send) begin
                     r_last[b] <= rd_last;
                     if (p1_linked) begin
                         r_nv[b]  <= 1'b1;
-                        r_nxt[b] <= next_rdata;
+                        r_nxt[b] <= next_rdata[AW-1:0];
                     end else if (lh[b]) begin
                         r_nv[b]  <= 1'b1;
                         r_nxt[b] <= link_next;
@@ -742,9 +809,9 @@ module node_buffer #(
                 r_nv[b]  <= 1'b1;
                 r_nxt[b] <= link_next;
             end
-            // ROOM accounting: +1 when read, -1 LAG cycles after the m_axis handshake
+            // ROOM accounting: +1 when read (R), -1 LAG cycles after the m_axis handshake
             r_cnt[b] <= r_cnt[b]
-                + ((iss_v && iss_o == b[OW-1:0] && (iss_start || iss_send)) ? RC_ONE : RC_ZERO)
+                + ((c_read && c_o == b[OW-1:0]) ? RC_ONE : RC_ZERO)
                 - (dec[b] ? RC_ONE : RC_ZERO);
             if (rst) begin
                 r_active[b]   <= 1'b0;

@@ -11,9 +11,10 @@
 // not used (bytes and last say the same).
 //
 // Frame start (a frame starts when its first segment is at the FIFO head and the output is idle):
-//   cfg_store_forward = 0 (cut-through): when ((now_ns - ts) mod 2^24) >= cfg_release_ns, or at
-//     once if from_host (cfg_release_ns = 0: at once). A frame that waited past 2^24 ns looks
-//     young again (mod 2^24) and waits up to cfg_release_ns more.
+//   cfg_store_forward = 0 (cut-through): in the cycle after one in which the first segment was
+//     at the head and ((now_ns - ts) mod 2^24) >= cfg_release_ns (the comparison is registered,
+//     off the FIFO pop path), or at once if from_host or cfg_release_ns = 0. A frame that waited
+//     past 2^24 ns looks young again (mod 2^24) and waits up to cfg_release_ns more.
 //   cfg_store_forward = 1: when the frame's last segment is in the FIFO. The write side counts
 //     frame ends (Gray code, crossed with sync_level when ASYNC = 1) and the read side compares
 //     the count, delayed by ENDS_DELAY = 3 read cycles so that the frame's segments are already in
@@ -56,7 +57,8 @@
 //       ASYNC = 0: 3 cycles (axis_fifo).
 //       ASYNC = 1: the 5th out_clk edge after the accepting clk edge, > 4 and <= 5 out_clk
 //                  periods (axis_async_fifo; 32 to 40 ns at 125 MHz).
-//   - start condition true (release rule met with the first segment at the head; in
+//   - start condition true (the cycle after the release rule was met with the first segment at
+//     the head; release 0 or from_host: the first segment at the head; in
 //     store-and-forward: the frame-end count seen, which is 3 out_clk cycles after the count
 //     crossed) -> first byte valid on m_axis: 1 out_clk cycle.
 //   So with cfg_release_ns = 0 a frame's first byte is valid 4 cycles (ASYNC = 0) or > 5, <= 6
@@ -221,17 +223,22 @@ module node_txf #(
     end
 
     // ------------------------------------------------------------------ frame ends (store-and-forward)
-    reg  [EW-1:0] ends_wr_q;            // clk: frame ends accepted
-    reg  [EW-1:0] ends_wr_gray_q;
-    wire [EW-1:0] ends_wr_d = ends_wr_q + {{(EW-1){1'b0}}, s_axis_tvalid && s_axis_tready && s_axis_tuser[2]};
+    // The count of frame ends + 1 and its Gray code are kept ready in registers, so that the FIFO's s_axis_tready
+    // only selects (no adder behind the handshake).
+    reg  [EW-1:0] ends_wr_gray_q;       // clk: Gray code of the frame ends accepted
+    reg  [EW-1:0] ends_wr_p1_q;         // frame ends accepted + 1
+    reg  [EW-1:0] ends_wr_p1_gray_q;    // bin2gray(ends_wr_q + 1)
+    wire          ends_wr_inc = s_axis_tvalid && s_axis_tready && s_axis_tuser[2];
 
     always @(posedge clk) begin
         if (rst) begin
-            ends_wr_q      <= {EW{1'b0}};
-            ends_wr_gray_q <= {EW{1'b0}};
-        end else begin
-            ends_wr_q      <= ends_wr_d;
-            ends_wr_gray_q <= bin2gray(ends_wr_d);
+            ends_wr_gray_q    <= {EW{1'b0}};
+            ends_wr_p1_q      <= {{(EW-1){1'b0}}, 1'b1};
+            ends_wr_p1_gray_q <= bin2gray({{(EW-1){1'b0}}, 1'b1});
+        end else if (ends_wr_inc) begin
+            ends_wr_gray_q    <= ends_wr_p1_gray_q;
+            ends_wr_p1_q      <= ends_wr_p1_q + 1'b1;
+            ends_wr_p1_gray_q <= bin2gray(ends_wr_p1_q + 1'b1);
         end
     end
 
@@ -246,10 +253,14 @@ module node_txf #(
         end
     endgenerate
 
-    reg  [ENDS_DELAY*EW-1:0] ends_dly_q; // shift register, newest in the low EW bits
+    reg  [(ENDS_DELAY-1)*EW-1:0] ends_dly_q; // shift register, newest in the low EW bits (complete_q is the last stage)
     reg  [EW-1:0] ends_rd_q;            // out_clk: frame ends popped from the FIFO
-
-    wire complete = ends_dly_q[(ENDS_DELAY-1)*EW +: EW] != bin2gray(ends_rd_q);
+    reg  [EW-1:0] ends_rd_gray_q;       // bin2gray(ends_rd_q)
+    reg  [EW-1:0] ends_rd_p1_gray_q;    // bin2gray(ends_rd_q + 1)
+    // complete_q = (delayed write count != read count), formed from both counts' next values
+    // so that it is a register (the compare is off the FIFO pop path) and not a cycle late
+    reg           complete_q;
+    wire          complete = complete_q;
 
     // ------------------------------------------------------------------ serializer (out_clk)
     wire          h_bad   = h_user[0];
@@ -258,9 +269,12 @@ module node_txf #(
     wire [6:0]    h_bytes = h_user[9:3];
     wire [23:0]   h_ts    = h_user[33:10];
     wire          h_host  = h_user[34];
+    wire          pop_end = h_valid && h_ready && h_last;   // a frame's last segment leaves the FIFO
+    wire [EW-1:0] ends_rd_gray_d = pop_end ? ends_rd_p1_gray_q : ends_rd_gray_q;
 
     reg           busy_q;               // a frame is in progress
     reg  [6:0]    pos_q;                // next byte of the head segment
+    reg  [7:0]    pos_p1_q;             // pos_q + 1 (OUT_BYTES = 1: the end test, no subtract)
     reg  [CW-1:0] cnt_q;                // carry bytes held (OUT_BYTES > 1)
     reg  [OW-1:0] carry_q;              // carry bytes, the rest zero
     reg           under_q;              // this frame already underran
@@ -273,16 +287,24 @@ module node_txf #(
     // the carry count and bytes are constant 0 and the logic below folds to a byte counter
     wire [CW-1:0] cnt      = (OUT_BYTES > 1) ? cnt_q : {CW{1'b0}};
     wire [OW-1:0] carry    = (OUT_BYTES > 1) ? carry_q : {OW{1'b0}};
+    // The release rule is compared a cycle ahead and registered (rel_q), so that the 24-bit
+    // subtract and compare do not sit in front of the FIFO pop: rel_q says the head of the
+    // previous cycle met it, head_same_q that this cycle's head is that same segment (it was
+    // valid and not popped). cfg_release_ns = 0 (rel0_q) needs no comparison.
+    reg           rel_q, head_same_q, rel0_q;
     wire [23:0]   age      = now_ns - h_ts;
-    wire          go       = cfg_store_forward ? complete : (h_host || age >= cfg_release_ns);
+    wire          go       = cfg_store_forward ? complete
+                                               : (h_host || rel0_q || (rel_q && head_same_q));
     wire          start    = !busy_q && h_valid && h_first && go;
     wire          orphan   = !busy_q && h_valid && !h_first;
     wire          out_free = !m_valid_q || m_axis_tready;
     wire          step     = out_free && h_valid && (busy_q || start);
     wire [7:0]    rem      = {1'b0, h_bytes} - {1'b0, pos_q};
     wire [7:0]    need     = OB - {4'd0, cnt};
-    wire          fits     = rem <= need;              // the head segment ends in this beat
-    wire          emit     = rem >= need || h_last;    // a beat leaves (else: carry and merge)
+    // the head segment ends in this beat; OUT_BYTES = 1: when its byte pos_q is its last
+    wire          fits     = (OUT_BYTES > 1) ? rem <= need : pos_p1_q >= {1'b0, h_bytes};
+    // a beat leaves (else: carry and merge); OUT_BYTES = 1: always
+    wire          emit     = (OUT_BYTES > 1) ? (rem >= need || h_last) : 1'b1;
     wire [7:0]    take     = fits ? rem : need;
     wire [7:0]    fill     = {4'd0, cnt} + take;
     wire          beat_last = h_last && fits;
@@ -290,12 +312,17 @@ module node_txf #(
     wire [DW-1:0] seg_sh   = h_data >> {pos_q, 3'b000};  // a beat takes only its low OUT_BYTES bytes
     /* verilator lint_on UNUSEDSIGNAL */
     wire [OW-1:0] merged   = (seg_sh[OW-1:0] << {cnt, 3'b000}) | carry;
-    wire [OUT_BYTES-1:0] fill_keep = keep_of(fill);
+    // the next byte when the segment does not end here (OUT_BYTES = 1: pos_q + 1, registered)
+    wire [6:0]    pos_next = (OUT_BYTES > 1) ? pos_q + take[6:0] : pos_p1_q[6:0];
+    wire [OUT_BYTES-1:0] fill_keep = (OUT_BYTES > 1) ? keep_of(fill) : {OUT_BYTES{1'b1}};
     wire          underrun = busy_q && !h_valid && out_free && !under_q;
 
     assign h_ready = (step && fits) || orphan;
 
     always @(posedge rd_clk) begin
+        rel_q       <= age >= cfg_release_ns;
+        rel0_q      <= cfg_release_ns == 24'd0;
+        head_same_q <= h_valid && !h_ready && !rd_rst;
         if (step && emit) begin
             m_data_q <= merged & byte_mask(fill_keep);
             m_keep_q <= fill_keep;
@@ -305,6 +332,7 @@ module node_txf #(
         if (rd_rst) begin
             busy_q       <= 1'b0;
             pos_q        <= 7'd0;
+            pos_p1_q     <= 8'd1;
             cnt_q        <= {CW{1'b0}};
             carry_q      <= {OW{1'b0}};
             under_q      <= 1'b0;
@@ -312,13 +340,17 @@ module node_txf #(
             ev_frame_m_q <= 1'b0;
             ev_under_m_q <= 1'b0;
             ends_rd_q    <= {EW{1'b0}};
-            ends_dly_q   <= {(ENDS_DELAY*EW){1'b0}};
+            ends_rd_gray_q <= {EW{1'b0}};
+            ends_rd_p1_gray_q <= bin2gray({{(EW-1){1'b0}}, 1'b1});
+            complete_q   <= 1'b0;
+            ends_dly_q   <= {((ENDS_DELAY-1)*EW){1'b0}};
         end else begin
             if (out_free) begin
                 m_valid_q <= step && emit;
             end
             if (step) begin
-                pos_q  <= fits ? 7'd0 : pos_q + take[6:0];
+                pos_q    <= fits ? 7'd0 : pos_next;
+                pos_p1_q <= fits ? 8'd1 : {1'b0, pos_next} + 8'd1;
                 busy_q <= !(emit && beat_last);
                 if (emit) begin
                     cnt_q   <= {CW{1'b0}};
@@ -335,10 +367,13 @@ module node_txf #(
             end
             ev_frame_m_q <= step && emit && beat_last;
             ev_under_m_q <= underrun;
-            if (h_valid && h_ready && h_last) begin
-                ends_rd_q <= ends_rd_q + 1'b1;
+            if (pop_end) begin
+                ends_rd_q         <= ends_rd_q + 1'b1;
+                ends_rd_gray_q    <= ends_rd_p1_gray_q;
+                ends_rd_p1_gray_q <= bin2gray(ends_rd_q + {{(EW-2){1'b0}}, 2'd2});
             end
-            ends_dly_q <= {ends_dly_q[(ENDS_DELAY-1)*EW-1:0], ends_gray_m};
+            complete_q <= ends_dly_q[(ENDS_DELAY-2)*EW +: EW] != ends_rd_gray_d;
+            ends_dly_q <= {ends_dly_q[(ENDS_DELAY-2)*EW-1:0], ends_gray_m};
         end
     end
 

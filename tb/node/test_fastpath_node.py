@@ -6,7 +6,8 @@ Checked against the reference model (fastpath.models.node): learning then unicas
 flooding, VLANs (an access port, a trunk: tag inserted and stripped), a link-local frame to the
 host and a frame from the host, a bad-FCS multi-segment frame leaving stomped and counted, the
 register block (id, build, counters, buf_status.free == SEGMENTS afterwards: nothing leaked),
-and the exact cut-through latency (release_ns + 9 port cycles, whatever the frame size).
+and the exact cut-through latency (release_ns + 11 port cycles, node_budget.TAIL_PORT_CYCLES,
+whatever the frame size).
 
 The node's ports are packed vectors (gmii_rxd[PORTS*8-1:0], s_host_axis_tdata[2*64-1:0], ...);
 the bus models take one port each through `Slice` views of those vectors.
@@ -26,6 +27,7 @@ from cocotbext.axi import AxiLiteBus, AxiLiteMaster, AxiStreamFrame, AxiStreamSi
 from cocotbext.eth import GmiiFrame, GmiiSink, GmiiSource
 
 from fastpath import regs
+from fastpath.models import node_budget
 from fastpath.models.node import NodeCfg, NodeModel, RxCfg, Scoreboard, Vlan
 from fastpath.sim import runner
 from fastpath.sim.tb import params, pauses, rng
@@ -34,7 +36,7 @@ PORTS = 4
 SEGMENTS = 256
 SEG_BYTES = 64
 PORT_NS = 8
-RELEASE_NS = 888            # fastpath.models.node_budget.release_ns(64, 200 MHz)
+RELEASE_NS = node_budget.release_ns(64, 200.0)   # the budget's worst case (896 ns)
 RM = regs.load("node")
 ETHERTYPE = 0x88B5
 BCAST = b"\xff" * 6
@@ -320,16 +322,17 @@ async def switching(dut):
 
 @cocotb.test()
 async def cut_through_latency(dut):
-    """With release_ns = R, a frame's SFD leaves its output exactly R + 10 port cycles after its
-    SFD was sampled at the input, for short and long frames alike, and for two values of R.
+    """With release_ns = R, a frame's SFD leaves its output exactly R + 11 port cycles
+    (node_budget.TAIL_PORT_CYCLES) after its SFD was sampled at the input, for short and long
+    frames alike, and for two values of R.
 
-    Where the 10 cycles come from (E0 = the port_clk edge at which the RX MAC's input flop
+    Where the 11 cycles come from (E0 = the port_clk edge at which the RX MAC's input flop
     samples the SFD): the MAC stamps the frame with `now` = time of E0; the TX FIFO's release
-    rule (now - ts >= R) is first true in the cycle after E(R/8); the TX FIFO registers its first
-    byte at the next edge (1); the TX MAC samples that tvalid at the edge after (1); the MAC
+    rule (now - ts >= R) is first true in the cycle after E(R/8); the TX FIFO registers that
+    comparison at the next edge (1) and its first byte at the edge after (1); the TX MAC samples that tvalid at the edge after (1); the MAC
     launches the SFD 7 cycles later (7); the PHY samples it at the next edge (1). The datapath
     (RX MAC holdback, segment accumulation, clock crossings, arbitration, lookup, buffer, route)
-    finishes inside R (888 ns = the worst case of fastpath.models.node_budget), so it does not
+    finishes inside R (RELEASE_NS, the worst case of fastpath.models.node_budget), so it does not
     show: the latency is independent of the frame size."""
     b = Bench(dut)
     await b.start()
@@ -350,7 +353,7 @@ async def cut_through_latency(dut):
             lat[rel, size] = b.tx_sfd[1][-1] - b.rx_sfd[0][-1]
             await b.idle(2)
     for (rel, size), v in lat.items():
-        assert v == rel + 10 * PORT_NS, lat
+        assert v == rel + node_budget.TAIL_PORT_CYCLES * PORT_NS, lat
     assert RM.decode("buf_status", await b.regs.read("buf_status"))["free"] == SEGMENTS
 
 

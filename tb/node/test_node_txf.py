@@ -4,9 +4,10 @@ Segments carry node_ht's reduced tuser. A Python model reassembles each frame fr
 (any sizes 1..SEG_BYTES) and compares it with what leaves m_axis (bytes, tkeep, tlast, tuser =
 bad on the last beat). Timing is checked against the header's statements in ns of simulation
 time (clk 5 ns; out_clk 8 ns with a random phase when ASYNC = 1):
-  - cut-through: the first beat is taken 2 read-clock edges after the first edge at which
-    now_ns - ts >= cfg_release_ns (the edge that shows now_ns, then the edge that loads the
-    output register); segments fed at line rate after the first give no underrun;
+  - cut-through: the first beat is taken 3 read-clock edges after the first edge at which
+    now_ns - ts >= cfg_release_ns (the edge that shows now_ns, the edge that registers the
+    comparison, then the edge that loads the output register); segments fed at line rate after
+    the first give no underrun;
   - release 0: the first beat 4 cycles (ASYNC = 0) or > 5, <= 6 out_clk periods (ASYNC = 1)
     after the first segment was accepted;
   - store-and-forward: 5 cycles (ASYNC = 0) or > 6, <= 7 out_clk periods (ASYNC = 1) after the
@@ -240,7 +241,7 @@ async def cut_through_paced(dut):
             else:
                 assert ps(lat) == ps(4 * tb.rd_ns), lat
         else:
-            exp = tb.first_edge_at_or_after(ts + release) + 2 * tb.rd_ns
+            exp = tb.first_edge_at_or_after(ts + release) + 3 * tb.rd_ns
             assert ps(g["first_ns"]) == ps(exp), (g["first_ns"], exp, ts, release, first_acc)
         assert not g["gap"], "tvalid dropped inside a frame"
         frames.append((data, bad))
