@@ -54,7 +54,7 @@ def rows(seg_bytes: int = 64, clk_mhz: float = 200.0) -> list[Row]:
             "now - ts >= release_ns is registered (off the FIFO pop path), the start is the cycle "
             "after, then the byte register"),
         Row("TX MAC: takes the byte -> SFD on the pins, sampled by the PHY", "port", 8, 0,
-            "the MAC's input edge + eth_mac_1g_tx 7 cycles (+ the PHY's edge counted in the 10)"),
+            "the MAC's input edge + eth_mac_1g_tx 7 cycles (+ the PHY's edge, counted in TAIL_PORT_CYCLES)"),
     ]
 
 
