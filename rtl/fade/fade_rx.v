@@ -77,9 +77,11 @@ module fade_rx #(
 
     // ---- frame capture: the first 4 beats (32 bytes) hold every field the receiver reads ----
     reg  [255:0] hdr_q;
-    reg  [15:0]  beat_q;       // beats seen so far in this frame (saturating)
-    wire [255:0] hdr_now = (beat_q < 16'd4) ? (hdr_q | ({192'd0, s_eth_tdata} << (64 * beat_q[1:0])))
-                                            : hdr_q;
+    // Beats seen so far in this frame, saturating at 7: every length the receiver checks is below
+    // 7 beats (56 bytes; checked below), so a 3-bit count keeps the length compares small.
+    reg  [2:0]   beat_q;
+    wire [255:0] hdr_now = !beat_q[2] ? (hdr_q | ({192'd0, s_eth_tdata} << (64 * beat_q[1:0])))
+                                      : hdr_q;
 
     // Byte count of the frame on its tlast beat (tkeep is contiguous from lane 0).
     reg [3:0] keep_bytes;
@@ -90,7 +92,12 @@ module fade_rx #(
             if (s_eth_tkeep[k]) keep_bytes = keep_bytes + 4'd1;
         end
     end
-    wire [18:0] frame_len = {beat_q, 3'd0} + {15'd0, keep_bytes};
+    wire [6:0]  frame_len = {beat_q, 3'd0} + {3'd0, keep_bytes};   // saturates above 56 bytes
+    generate
+        if (`FADE_ACK_LEN > 56 || `FADE_CMD_LEN > 56) begin : g_bad_len
+            PARAMETER_ERROR_fade_rx_checks_lengths_up_to_56_bytes_only u_error();
+        end
+    endgenerate
 
     // Big-endian fields of 2, 4 and 6 bytes at byte `off`.
     function [15:0] be16;
@@ -184,7 +191,7 @@ module fade_rx #(
         end
         if (s_eth_tvalid) begin
             hdr_q  <= s_eth_tlast ? 256'd0 : hdr_now;
-            beat_q <= s_eth_tlast ? 16'd0 : (beat_q == 16'hFFFF ? beat_q : beat_q + 16'd1);
+            beat_q <= s_eth_tlast ? 3'd0 : (beat_q == 3'd7 ? beat_q : beat_q + 3'd1);
         end
         start_pulse   <= push_cmd && !dup && e_code == `FADE_CMD_START;
         stop_pulse    <= push_cmd && !dup && e_code == `FADE_CMD_STOP;
@@ -210,7 +217,7 @@ module fade_rx #(
         end
         if (rst) begin
             hdr_q       <= 256'd0;
-            beat_q      <= 16'd0;
+            beat_q      <= 3'd0;
             e_end       <= 1'b0;
             start_pulse <= 1'b0;
             stop_pulse  <= 1'b0;

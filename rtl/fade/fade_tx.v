@@ -166,10 +166,29 @@ module fade_tx #(
     wire        adv       = !m_eth_tvalid || m_eth_tready;
     wire        produce   = busy && adv;
     wire [10:0] end_beat  = is_resp ? RESP_BEATS - 11'd1 : DATA_BEATS - 11'd1;
-    wire [9:0]  word      = beat[9:0] - HDR_BEATS[9:0];  // beats 5..1028 -> words 0..1023
-    wire        from_ram  = !is_resp && beat >= HDR_BEATS && !(is_last && word >= nwords);
+    // The RAM read of the current beat (from_ram) and its word address are registers, formed with
+    // the beat counter's next value, so the counter's compares do not feed the block RAMs' enable
+    // and address. word_q = beat - HDR_BEATS (beats 5..1028 -> words 0..1023).
+    reg  [9:0]  word_q;
+    reg         from_ram_q;
+    wire        start     = tx_take || (choose && rsp_valid);
+    wire [10:0] beat_d    = produce ? beat + 11'd1 : (start ? 11'd0 : beat);
+    wire        is_resp_d = start ? !tx_take : is_resp;
+    wire        is_last_d = start ? tx_last : is_last;
+    wire [9:0]  nwords_d  = start ? tx_nwords : nwords;
+    wire [9:0]  word_d    = beat_d[9:0] - HDR_BEATS[9:0];
+    wire        from_ram  = from_ram_q;
     assign ram_ren   = produce && from_ram && !abort_q;
-    assign ram_raddr = {slot, word};
+    assign ram_raddr = {slot, word_q};
+
+    always @(posedge clk) begin
+        word_q     <= word_d;
+        from_ram_q <= !is_resp_d && beat_d >= HDR_BEATS && !(is_last_d && word_d >= nwords_d);
+        if (rst) begin
+            word_q     <= 10'd0;
+            from_ram_q <= 1'b0;
+        end
+    end
     assign m_eth_tdata = sel_ram ? ram_rdata : hdr_q;
 
     wire [15:0] retx_total = da_retx + (tx_reason != R_NEW ? 16'd1 : 16'd0);
@@ -184,7 +203,7 @@ module fade_tx #(
 
         if (!busy && gap != 16'd0) gap <= gap - 16'd1;
 
-        if (tx_take || (choose && rsp_valid)) begin
+        if (start) begin
             busy    <= 1'b1;
             beat    <= 11'd0;
             is_resp <= !tx_take;
