@@ -44,6 +44,31 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
 fi
 
+# clang alone cannot link libFuzzer targets: the compiler-rt runtime is a separate package
+# (Debian: libclang-rt-NN-dev, only a Recommends of clang). Install it when the probe fails.
+if command -v clang >/dev/null 2>&1; then
+  fuzz_probe() {
+    printf 'int LLVMFuzzerTestOneInput(const char *d, long n) { (void)d; (void)n; return 0; }\n' \
+      | clang -x c -fsanitize=fuzzer,address,undefined - -o /dev/null >/dev/null 2>&1
+  }
+  if ! fuzz_probe; then
+    rt="libclang-rt-$(clang -dumpversion | cut -d. -f1)-dev"
+    SUDO=""
+    if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+      SUDO="sudo -n"
+    fi
+    if [ "$(id -u)" -eq 0 ] || [ -n "$SUDO" ]; then
+      say "installing $rt (libFuzzer runtime for clang)"
+      export DEBIAN_FRONTEND=noninteractive
+      $SUDO apt-get install -y -q --no-install-recommends "$rt" >/dev/null 2>&1 \
+        || { $SUDO apt-get update -q >/dev/null 2>&1 || true
+             $SUDO apt-get install -y -q --no-install-recommends "$rt" >/dev/null 2>&1; } \
+        || true
+    fi
+    fuzz_probe || say "WARNING: clang cannot link libFuzzer ($rt missing): libFuzzer tests skip"
+  fi
+fi
+
 # ---- Python virtual environment ----------------------------------------------------------------
 want="$(cat "$ROOT/requirements.txt" "$ROOT/pyproject.toml" | sha256sum | cut -d' ' -f1)"
 if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$want" ] && [ -x "$VENV/bin/python" ]; then

@@ -11,8 +11,6 @@
 """
 from __future__ import annotations
 
-import fcntl
-import shutil
 import socket
 import struct
 import subprocess
@@ -20,21 +18,11 @@ import time
 
 import pytest
 
+from hostmake import BUILD, HOST, make, require_libfuzzer
 from fastpath.paths import ROOT
 
-HOST = ROOT / "host"
-BUILD = HOST / "build"
 
 
-def make(*targets: str, timeout: float = 300, **variables) -> subprocess.CompletedProcess:
-    """make -C host TARGETS, serialized across pytest-xdist workers by a file lock."""
-    if not shutil.which("make") or not (shutil.which("cc") or shutil.which("gcc")):
-        pytest.skip("no make / C compiler")
-    BUILD.mkdir(exist_ok=True)
-    cmd = ["make", "-C", str(HOST), *targets] + [f"{k}={v}" for k, v in variables.items()]
-    with open(BUILD / ".make.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
 
 
 @pytest.fixture(scope="module")
@@ -66,8 +54,7 @@ def test_fuzz_driver_under_sanitizers():
 
 
 def test_libfuzzer_briefly():
-    if not shutil.which("clang"):
-        pytest.skip("clang is not installed (apt-get install clang): libFuzzer not run")
+    require_libfuzzer()
     proc = make("fuzz-fade-libfuzzer", FUZZ_SECONDS="3")
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out[-3000:]

@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import fcntl
 import random
-import shutil
 import socket
 import struct
 import subprocess
@@ -23,10 +21,9 @@ import time
 
 import pytest
 
-from fastpath.paths import ROOT, VECTORS
+from hostmake import BUILD, HOST, make, require_libfuzzer
+from fastpath.paths import VECTORS
 
-HOST = ROOT / "host"
-BUILD = HOST / "build"
 
 # ---- the Python reference decap (written from the spec in host/gre/gre_parse.h) ----------------
 
@@ -117,15 +114,6 @@ def ref_decap(f: bytes) -> tuple[str, bytes]:
 
 # ---- building --------------------------------------------------------------------------------
 
-def make(*targets: str, timeout: float = 300, **variables) -> subprocess.CompletedProcess:
-    """make -C host TARGETS, serialized across pytest-xdist workers by a file lock."""
-    if not shutil.which("make") or not (shutil.which("cc") or shutil.which("gcc")):
-        pytest.skip("no make / C compiler")
-    BUILD.mkdir(exist_ok=True)
-    cmd = ["make", "-C", str(HOST), *targets] + [f"{k}={v}" for k, v in variables.items()]
-    with open(BUILD / ".make.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
 
 
 @pytest.fixture(scope="module")
@@ -158,8 +146,7 @@ def test_fuzz_driver_under_sanitizers():
 
 
 def test_libfuzzer_briefly():
-    if not shutil.which("clang"):
-        pytest.skip("clang is not installed (apt-get install clang): libFuzzer not run")
+    require_libfuzzer()
     proc = make("fuzz-libfuzzer", FUZZ_SECONDS="5", timeout=300)
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out[-3000:]
