@@ -10,7 +10,7 @@
 //
 // Operations. Every operation is one pass through one pipeline, one operation per cycle, and
 // they are serialised: an operation sees the effect of every operation issued before it (a
-// 2-deep write-forwarding path covers the two writes the RAM read missed). Issue slots are a
+// 3-deep write-forwarding path covers the three writes the RAM read missed). Issue slots are a
 // fixed round of CLIENTS+1 cycles: slot c < CLIENTS belongs to client c (req_ready[c] is high in
 // it, whatever the other clients do), slot CLIENTS and every client slot its client leaves unused
 // go to maintenance (host command, else the running sweep step, else starting a host flush, else
@@ -183,7 +183,21 @@ module node_l2_table #(
     wire host_flush = host_pend_q && (host_op_q == OP_FLUSH_ALL || host_op_q == OP_FLUSH_PORT);
     wire age_tick = (cfg_age_cycles != 32'd0) && (age_cnt_q >= cfg_age_cycles - 32'd1);
 
-    // ---- stage 0: the issued operation (RAM read address) -----------------------------------
+    // ---- stage 0: the issued operation -------------------------------------------------------
+    // The RAM read address is this cycle's issue decision (the next q0_addr_*): the RAMs sample
+    // it at the edge that loads stage 0 and return the bucket through their output register in
+    // stage 1, so the stage-1 compares start at a flip-flop, not at the RAM's clock-to-out.
+    reg  [HB-1:0] addr_a_d;
+    wire [HB-1:0] addr_b_d = hash(cl_key_da);
+    always @* begin
+        addr_a_d = hash(cl_key_sa);
+        if (!cl_go && host_single) begin
+            addr_a_d = (host_op_q == OP_INSERT) ? hash(host_key_q) : host_bucket_q;
+        end else if (!cl_go && (sweep_q || host_flush || age_req_q)) begin
+            addr_a_d = sweep_q ? sweep_idx_q : {HB{1'b0}};
+        end
+    end
+
     reg  [2:0]    q0_kind;
     reg  [CB-1:0] q0_client;
     reg           q0_learn, q0_ev, q0_static, q0_hrsp;
@@ -200,8 +214,8 @@ module node_l2_table #(
         q0_key_a <= cl_key_sa;
         q0_key_b <= cl_key_da;
         q0_port <= req_src_port[cl*PB +: PB];
-        q0_addr_a <= hash(cl_key_sa);
-        q0_addr_b <= hash(cl_key_da);
+        q0_addr_a <= addr_a_d;
+        q0_addr_b <= addr_b_d;
         q0_ev <= host_ev_q;
         q0_static <= host_static_q;
         q0_way <= host_way_q;
@@ -230,7 +244,6 @@ module node_l2_table #(
             host_pend_q <= 1'b0;
             q0_key_a <= host_key_q;
             q0_port <= host_port_q;
-            q0_addr_a <= (host_op_q == OP_INSERT) ? hash(host_key_q) : host_bucket_q;
             case (host_op_q)
                 OP_READ:   q0_kind <= K_HREAD;
                 OP_WRITE:  q0_kind <= K_HWRITE;
@@ -243,7 +256,6 @@ module node_l2_table #(
         end else if (sweep_q || host_flush || age_req_q) begin
             q0_kind <= K_SWEEP;
             if (sweep_q) begin
-                q0_addr_a <= sweep_idx_q;
                 q0_port <= sweep_port_q;
                 q0_hrsp <= (sweep_kind_q != S_AGE) && (sweep_idx_q == LAST_BUCKET);
                 sweep_idx_q <= sweep_idx_q + 1'b1;
@@ -252,7 +264,6 @@ module node_l2_table #(
                 end
             end else begin
                 // start a sweep: this slot does bucket 0, the rest follow from bucket 1
-                q0_addr_a <= {HB{1'b0}};
                 q0_port <= host_port_q;
                 q0_sweep <= !host_flush ? S_AGE :
                             (host_op_q == OP_FLUSH_PORT) ? S_FLUSH_PORT : S_FLUSH_ALL;
@@ -291,20 +302,20 @@ module node_l2_table #(
         end
     end
 
-    // ---- stage 1: RAM read (both copies), bucket-written flags ------------------------------
+    // ---- stage 1: RAM data (both copies, from the output registers), bucket-written flags ----
     wire          wen;
     wire [BW-1:0] wdata;
     wire [HB-1:0] waddr;
     wire [BW-1:0] rdata_a, rdata_b;
     reg  [BUCKETS-1:0] written_q;
 
-    ram_sdp #(.ADDR_WIDTH(HB), .DATA_WIDTH(BW)) u_ram_a (
+    ram_sdp #(.ADDR_WIDTH(HB), .DATA_WIDTH(BW), .OUT_REG(1)) u_ram_a (
         .clk(clk), .wen(wen), .waddr(waddr), .wdata(wdata),
-        .ren(1'b1), .raddr(q0_addr_a), .rdata(rdata_a)
+        .ren(1'b1), .raddr(addr_a_d), .rdata(rdata_a)
     );
-    ram_sdp #(.ADDR_WIDTH(HB), .DATA_WIDTH(BW)) u_ram_b (
+    ram_sdp #(.ADDR_WIDTH(HB), .DATA_WIDTH(BW), .OUT_REG(1)) u_ram_b (
         .clk(clk), .wen(wen), .waddr(waddr), .wdata(wdata),
-        .ren(1'b1), .raddr(q0_addr_b), .rdata(rdata_b)
+        .ren(1'b1), .raddr(addr_b_d), .rdata(rdata_b)
     );
 
     reg  [2:0]    q1_kind, q2_kind;
@@ -349,8 +360,9 @@ module node_l2_table #(
         q2_port <= q1_port;
         q2_way <= q1_way;
         q2_addr_a <= q1_addr_a;
-        q2_data_a <= q1_ok_a ? rdata_a : {BW{1'b0}};
-        q2_data_b <= q1_ok_b ? rdata_b : {BW{1'b0}};
+        // the write the RAM read missed three cycles back (w2 now) goes in here (g_*)
+        q2_data_a <= g_a ? w2_data : q1_ok_a ? rdata_a : {BW{1'b0}};
+        q2_data_b <= g_b ? w2_data : q1_ok_b ? rdata_b : {BW{1'b0}};
 
         if (wen) begin
             written_q[waddr] <= 1'b1;
@@ -362,21 +374,28 @@ module node_l2_table #(
         end
     end
 
-    // ---- stage 2: forward the two writes the RAM read missed, then compute ------------------
+    // ---- stage 2: forward the writes the RAM read missed, then compute ----------------------
+    // The RAM is read at the edge that issues an operation (its output register gives the word a
+    // cycle later), so a read misses the writes of the three operations issued just before it:
+    // the oldest of them (in w1 while the operation is in stage 0, in w2 in stage 1) is merged
+    // into q2_data_* (g_*); the other two are forwarded in stage 2 (f1, f2) as before.
     reg           w1_en;
     reg  [HB-1:0] w1_addr;
     reg  [BW-1:0] w1_data, w2_data;
+    reg           g_a, g_b;     // the write in w1 is to the bucket of the operation in stage 0
 
     // which write to forward, decided a cycle early (registered): w1 of the next cycle is this
     // cycle's write, w2 of the next cycle is this cycle's w1
     reg           f1_a, f2_a, f1_b, f2_b;
     always @(posedge clk) begin
+        g_a <= w1_en && w1_addr == q0_addr_a;
+        g_b <= w1_en && w1_addr == q0_addr_b;
         f1_a <= wen && waddr == q1_addr_a;
         f2_a <= w1_en && w1_addr == q1_addr_a;
         f1_b <= wen && waddr == q1_addr_b;
         f2_b <= w1_en && w1_addr == q1_addr_b;
         if (rst) begin
-            {f1_a, f2_a, f1_b, f2_b} <= 4'b0000;
+            {g_a, g_b, f1_a, f2_a, f1_b, f2_b} <= 6'b000000;
         end
     end
     wire [BW-1:0] bkt_a = f1_a ? w1_data : f2_a ? w2_data : q2_data_a;
@@ -384,8 +403,8 @@ module node_l2_table #(
 
     // Key compares, a cycle ahead. The 60-bit key compares of the operation in stage 2 are made
     // in the cycle before, while it is in stage 1, against every bucket it may see then: the RAM
-    // word (rdata), this cycle's w1 (its w2 next cycle) and the bucket this cycle's stage-2
-    // operation writes (its w1 next cycle). That bucket's keys are the stage-2 operation's input
+    // word (rdata), this cycle's w2 (merged into its q2_data), this cycle's w1 (its w2 next
+    // cycle) and the bucket this cycle's stage-2 operation writes (its w1 next cycle). That bucket's keys are the stage-2 operation's input
     // bucket's keys (compared through the same three sources and its own forwarding selects),
     // except in the way it writes a new key (rep: its key, q2_key_a). So stage 2 only ANDs the
     // registered compare (km_*) with the forwarded bucket's valid bit: the bucket update loop
@@ -411,8 +430,10 @@ module node_l2_table #(
         end
     end
     always @(posedge clk) begin
-        km_a <= (wen && waddr == q1_addr_a) ? kn_a : (w1_en && w1_addr == q1_addr_a) ? k1_a : kr_a;
-        km_b <= (wen && waddr == q1_addr_b) ? kn_b : (w1_en && w1_addr == q1_addr_b) ? k1_b : kr_b;
+        km_a <= (wen && waddr == q1_addr_a) ? kn_a : (w1_en && w1_addr == q1_addr_a) ? k1_a :
+                g_a ? k2_a : kr_a;
+        km_b <= (wen && waddr == q1_addr_b) ? kn_b : (w1_en && w1_addr == q1_addr_b) ? k1_b :
+                g_b ? k2_b : kr_b;
         if (rst) begin
             km_a <= {WAYS{1'b0}};
             km_b <= {WAYS{1'b0}};
