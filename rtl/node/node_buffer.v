@@ -17,6 +17,10 @@
 //   held by src_port >= cfg_port_limit -> not stored, PORT_THRESHOLD
 //   per output: its queue (the frame's prio) holds >= min(cfg_queue_limit, QUEUE_DEPTH) packets
 //                                    -> that copy dropped (QUEUE_FULL); none left -> not stored.
+// The three limit checks are flags kept in registers, formed at the previous edge from the counts'
+// next values, so the counts are those of the cycle in the input register but cfg_reserve,
+// cfg_port_limit and cfg_queue_limit are those of the cycle before it (a change of a limit
+// applies to segments admitted from the second cycle after the change on).
 // A stored segment takes the head of the free list; the frame's first segment is enqueued (its
 // address, the packet head) into the queue of every output it goes to in the same cycle (one
 // queue memory per output and priority), so SCHED can start it at once (cut-through). A later
@@ -198,7 +202,6 @@ module node_buffer #(
     localparam OW   = (NOUT > 1) ? $clog2(NOUT) : 1;
     localparam SIW  = (DATAPATHS > 1) ? $clog2(DATAPATHS) : 1;
     localparam NKEY = DATAPATHS * NOUT;            // write state per (stream, src_port)
-    localparam KW   = (NKEY > 1) ? $clog2(NKEY) : 1;
     localparam PPD  = (PORTS + DATAPATHS - 1) / DATAPATHS;
     localparam LAG  = 4;                           // downstream cycles until out_room follows
     localparam ODEPTH = 4;                         // output buffer per TX datapath
@@ -239,8 +242,9 @@ module node_buffer #(
     /* verilator lint_on UNUSEDSIGNAL */
 
     node_buf_fifo #(
-        .WIDTH(AW + 1),
-        .DEPTH(1 << AW)
+        .WIDTH   (AW + 1),
+        .DEPTH   (1 << AW),
+        .HEAD_REG(1)                             // the pop (admission) off the RAM's address
     ) u_free (
         .clk      (clk),
         .rst      (rst),
@@ -280,6 +284,9 @@ module node_buffer #(
     reg  [HW-1:0]        i_raw;
     reg  [DW-1:0]        i_data;
     reg                  i_last;
+    reg                  i_src_ok;               // src_port < NOUT
+    reg  [NOUT-1:0]      i_src_hot;              // one-hot src_port (0 if not src_ok)
+    reg  [NKEY-1:0]      i_key_hot;              // one-hot (stream, src_port) (0 if not src_ok)
     wire                 i_go       = i_v && !fl_empty;
     wire                 can_accept = init_done_q && (!i_v || i_go);
     wire [DATAPATHS-1:0] in_grant;
@@ -300,12 +307,29 @@ module node_buffer #(
 
     assign s_axis_tready = in_grant & {DATAPATHS{can_accept}};
 
+    // the picked segment's src_port decoded here, so that admission starts from registers
+    wire [PW-1:0]   arb_src = s_axis_tuser[arb_s * HW + `NOC_SRC_PORT_LSB +: PW];
+    reg  [NOUT-1:0] arb_src_hot;
+    reg  [NKEY-1:0] arb_key_hot;
+    integer ia;
+    always @* begin
+        for (ia = 0; ia < NOUT; ia = ia + 1) begin
+            arb_src_hot[ia] = arb_src == ia[PW-1:0];
+        end
+        for (ia = 0; ia < NKEY; ia = ia + 1) begin
+            arb_key_hot[ia] = {{(32-SIW){1'b0}}, arb_s} == ia / NOUT && arb_src_hot[ia % NOUT];
+        end
+    end
+
     always @(posedge clk) begin
         if (can_accept) begin
-            i_s    <= arb_s;
-            i_raw  <= s_axis_tuser[arb_s * HW +: HW];
-            i_data <= s_axis_tdata[arb_s * DW +: DW];
-            i_last <= s_axis_tlast[arb_s];
+            i_s       <= arb_s;
+            i_raw     <= s_axis_tuser[arb_s * HW +: HW];
+            i_data    <= s_axis_tdata[arb_s * DW +: DW];
+            i_last    <= s_axis_tlast[arb_s];
+            i_src_ok  <= {27'd0, arb_src} < NOUT;
+            i_src_hot <= arb_src_hot;
+            i_key_hot <= arb_key_hot;
         end
         if (rst) begin
             i_v <= 1'b0;
@@ -330,12 +354,8 @@ module node_buffer #(
     wire [PW-1:0] in_src     = in_hdr[`NOC_SRC_PORT];
     wire          in_prio    = in_hdr[`NOC_PRIO_LSB];
     wire          in_discard = in_hdr[`NOC_DISCARD_LSB];
-    wire          src_ok     = {27'd0, in_src} < NOUT;
+    wire          src_ok     = i_src_ok;
     wire [OW-1:0] src_o      = src_ok ? in_src[OW-1:0] : {OW{1'b0}};
-    /* verilator lint_off UNUSEDSIGNAL */  // 32-bit arithmetic, the index is the low KW bits
-    wire [31:0]   key32      = {{(32-SIW){1'b0}}, in_s} * NOUT + {{(32-OW){1'b0}}, src_o};
-    /* verilator lint_on UNUSEDSIGNAL */
-    wire [KW-1:0] in_key     = key32[KW-1:0];
 
     // Write state per (stream, src_port)
     reg            w_active [0:NKEY-1];
@@ -345,17 +365,42 @@ module node_buffer #(
     reg  [NCW-1:0] w_ncopy  [0:NKEY-1];
     reg  [CW-1:0]  held     [0:NOUT-1];
 
-    wire           st_active = w_active[in_key];
-    wire           st_admit  = w_admit[in_key];
-    wire [AW-1:0]  st_tail   = w_tail[in_key];
-    wire           st_tgen   = w_tgen[in_key];
-    wire [NCW-1:0] st_ncopy  = w_ncopy[in_key];
+    // read with the one-hot key (an AND-OR, no index arithmetic in front of a mux); all 0 when
+    // not src_ok (then nothing is stored or linked)
+    reg            st_active, st_admit, st_tgen;
+    reg  [AW-1:0]  st_tail;
+    reg  [NCW-1:0] st_ncopy;
+    integer ik;
+    always @* begin
+        st_active = 1'b0;
+        st_admit  = 1'b0;
+        st_tgen   = 1'b0;
+        st_tail   = {AW{1'b0}};
+        st_ncopy  = {NCW{1'b0}};
+        for (ik = 0; ik < NKEY; ik = ik + 1) begin
+            st_active = st_active | (i_key_hot[ik] & w_active[ik]);
+            st_admit  = st_admit  | (i_key_hot[ik] & w_admit[ik]);
+            st_tgen   = st_tgen   | (i_key_hot[ik] & w_tgen[ik]);
+            st_tail   = st_tail   | ({AW{i_key_hot[ik]}} & w_tail[ik]);
+            st_ncopy  = st_ncopy  | ({NCW{i_key_hot[ik]}} & w_ncopy[ik]);
+        end
+    end
 
     // ------------------------------------------------------------------------------------------
     // Admission
     // ------------------------------------------------------------------------------------------
+    // The three threshold checks read flags kept in registers (below): free_ok_q = free
+    // segments >= cfg_reserve, held_full_q[p] = held[p] >= cfg_port_limit, qfull_q[o*2+prio] =
+    // queue length >= min(cfg_queue_limit, QUEUE_DEPTH). Each is formed at the edge before the
+    // cycle it describes, from the count's three possible next values (+1, same, -1) compared
+    // with the limits, selected by the cycle's push and pop: the same value as comparing the
+    // count in its cycle, so admission only ANDs and ORs flags. (The cfg_* inputs are thus read
+    // a cycle earlier than before: a change of a limit takes effect one cycle later.)
     wire [2*NOUT*QCW-1:0] qlen;                  // queue o*2 + prio at [(o*2+prio)*QCW +: QCW]
     wire [QCW-1:0]  qlim = (cfg_queue_limit > QDEPTH) ? QDEPTH : cfg_queue_limit;
+    reg             free_ok_q;
+    reg  [NOUT-1:0] held_full_q;
+    reg  [2*NOUT-1:0] qfull_q;
     reg  [NOUT-1:0] want, qfull;
     reg  [NCW-1:0]  okcount;
     integer i, j, m;
@@ -367,11 +412,12 @@ module node_buffer #(
         end
         okcount = {NCW{1'b0}};
         for (i = 0; i < NOUT; i = i + 1) begin
-            qfull[i] = qlen[(2 * i + (in_prio ? 1 : 0)) * QCW +: QCW] >= qlim;
+            qfull[i] = in_prio ? qfull_q[2 * i + 1] : qfull_q[2 * i];
             okcount = okcount + {{(NCW-1){1'b0}}, want[i] && !qfull[i]};
         end
     end
     wire [NOUT-1:0] okmask = want & ~qfull;
+    wire src_held_full = |(i_src_hot & held_full_q);   // held_full_q[src_o] (0 if not src_ok)
 
     reg        adm_store, adm_copies;   // stored / reached the per-output check
     reg  [3:0] adm_reason;
@@ -383,9 +429,9 @@ module node_buffer #(
             adm_reason = in_hdr[`NOC_REASON];
         end else if (!src_ok || want == {NOUT{1'b0}}) begin
             adm_reason = `NOC_REASON_NO_DEST;
-        end else if (free_now < cfg_reserve) begin
+        end else if (!free_ok_q) begin
             adm_reason = `NOC_REASON_BUFFER_FULL;
-        end else if (held[src_o] >= cfg_port_limit) begin
+        end else if (src_held_full) begin
             adm_reason = `NOC_REASON_PORT_THRESHOLD;
         end else begin
             adm_copies = 1'b1;
@@ -398,6 +444,10 @@ module node_buffer #(
     end
 
     wire           store    = accept && src_ok && (in_first ? adm_store : (st_active && st_admit));
+    // a first segment stored, but for the queue checks: the copy for queue o*2+prio is enqueued
+    // when it passes its queue's check (then store is 1: okmask is not 0)
+    wire           first_go = accept && src_ok && in_first && !in_discard && free_ok_q
+                              && !src_held_full;
     wire [AW-1:0]  wa       = fl_head[AW-1:0];
     wire           wgen     = fl_head[AW];
     wire [NCW-1:0] ncopies  = in_first ? okcount : st_ncopy;
@@ -420,22 +470,23 @@ module node_buffer #(
         end
     end
 
+    // (i_key_hot has one bit set when src_ok, none otherwise)
     always @(posedge clk) begin
-        if (accept && src_ok) begin
-            if (in_first) begin
-                w_active[in_key] <= !in_last;
-                w_admit[in_key]  <= adm_store;
-                w_ncopy[in_key]  <= okcount;
-            end else if (in_last) begin
-                w_active[in_key] <= 1'b0;
+        for (j = 0; j < NKEY; j = j + 1) begin
+            if (accept && i_key_hot[j]) begin
+                if (in_first) begin
+                    w_active[j] <= !in_last;
+                    w_admit[j]  <= adm_store;
+                    w_ncopy[j]  <= okcount;
+                end else if (in_last) begin
+                    w_active[j] <= 1'b0;
+                end
+                if (store) begin
+                    w_tail[j] <= wa;
+                    w_tgen[j] <= wgen;
+                end
             end
-            if (store) begin
-                w_tail[in_key] <= wa;
-                w_tgen[in_key] <= wgen;
-            end
-        end
-        if (rst) begin
-            for (j = 0; j < NKEY; j = j + 1) begin
+            if (rst) begin
                 w_active[j] <= 1'b0;
             end
         end
@@ -496,6 +547,13 @@ module node_buffer #(
     wire [2*NOUT*AW-1:0] qhead;
     wire [2*NOUT-1:0] qempty;
     reg  [2*NOUT-1:0] qpop;
+    reg  [2*NOUT-1:0] qpush;
+    always @* begin
+        for (i = 0; i < 2 * NOUT; i = i + 1) begin
+            // = store && in_first && okmask[i/2] && the frame's prio is i's
+            qpush[i] = first_go && want[i / 2] && !qfull_q[i] && (in_prio == (i % 2 == 1));
+        end
+    end
 
     genvar g;
     generate
@@ -506,7 +564,7 @@ module node_buffer #(
             ) u_q (
                 .clk      (clk),
                 .rst      (rst),
-                .push     (store && in_first && okmask[g / 2] && (in_prio == (g % 2 == 1))),
+                .push     (qpush[g]),
                 .push_data(wa),
                 .pop      (qpop[g]),
                 .head     (qhead[g * AW +: AW]),
@@ -607,8 +665,18 @@ module node_buffer #(
 
     // stage R: the registered choice reads the memories
     wire          c_read  = c_v && (c_start || c_send);
-    wire          c_hi    = !qempty[2 * c_o + 1];
-    wire [AW-1:0] c_head  = qhead[(2 * c_o + (c_hi ? 1 : 0)) * AW +: AW];
+    // (selects by c_o, then by c_hi: no shifter over the 2*NOUT queues)
+    reg  [NOUT-1:0]    qempty_hi;
+    reg  [NOUT*AW-1:0] qhead_lo, qhead_hi;
+    always @* begin
+        for (i = 0; i < NOUT; i = i + 1) begin
+            qempty_hi[i]           = qempty[2 * i + 1];
+            qhead_lo[i * AW +: AW] = qhead[(2 * i) * AW +: AW];
+            qhead_hi[i * AW +: AW] = qhead[(2 * i + 1) * AW +: AW];
+        end
+    end
+    wire          c_hi    = !qempty_hi[c_o];
+    wire [AW-1:0] c_head  = c_hi ? qhead_hi[c_o * AW +: AW] : qhead_lo[c_o * AW +: AW];
     wire [AW-1:0] c_tgt   = c_start ? c_head : r_nxt[c_o];
 
     assign rd_seg_en   = c_read;
@@ -616,8 +684,9 @@ module node_buffer #(
     assign rd_rel_addr = r_cur[c_o];
 
     always @* begin
-        qpop = {2*NOUT{1'b0}};
-        qpop[2 * c_o + (c_hi ? 1 : 0)] = c_v && c_start;
+        for (i = 0; i < 2 * NOUT; i = i + 1) begin
+            qpop[i] = c_v && c_start && c_o == i[OW:1] && c_hi == (i % 2 == 1);
+        end
     end
 
     // P1: op read at the previous edge, RAM data valid now
@@ -644,13 +713,15 @@ module node_buffer #(
     wire          p1_linked = next_rdata[AW] == seg_rdata[SW];
 
     // release: done + 1, with the value written by the previous release forwarded
-    reg           fwd_v;
-    reg  [AW-1:0] fwd_addr;
     reg  [NCW-1:0] fwd_val;
     wire           rel_gen   = ref_rdata[OW+NCW];
     wire [OW-1:0]  rel_src_o = ref_rdata[OW+NCW-1 -: OW];
     wire [NCW-1:0] rel_total = ref_rdata[NCW-1:0];
-    wire [NCW-1:0] done_old  = (fwd_v && fwd_addr == p1_rel_addr) ? fwd_val : done_rdata;
+    // fwd_hit_q: the previous cycle released this address (its value is fwd_val, not yet in the
+    // RAM data); compared a cycle ahead (the addresses of the ops in P1 and R), so the RAM data
+    // only meets a select
+    reg            fwd_hit_q;
+    wire [NCW-1:0] done_old  = fwd_hit_q ? fwd_val : done_rdata;
     wire [NCW-1:0] done_new  = done_old + 1'b1;
     wire           releasing = p1_v && p1_rel;
     wire           freeing   = releasing && done_new >= rel_total;
@@ -664,20 +735,61 @@ module node_buffer #(
     assign fl_push_data = init_done_q ? {rel_gen ^ p1_send, p1_rel_addr} : {1'b0, sweep_q};
 
     always @(posedge clk) begin
-        fwd_v    <= releasing && !rst;
-        fwd_addr <= p1_rel_addr;
-        fwd_val  <= done_wdata;
+        fwd_val   <= done_wdata;
+        fwd_hit_q <= releasing && !rst && p1_rel_addr == r_cur[c_o];
     end
 
-    // segments held per src_port
+    // segments held per src_port: +1 / -1 formed from the register, the events only select
     localparam [CW-1:0] CW_ONE = 1, CW_ZERO = 0;
+    reg [NOUT-1:0] held_up, held_dn;
+    always @* begin
+        for (i = 0; i < NOUT; i = i + 1) begin
+            held_up[i] = store && i_src_hot[i];
+            held_dn[i] = freeing && rel_src_o == i[OW-1:0];
+        end
+    end
     always @(posedge clk) begin
         for (m = 0; m < NOUT; m = m + 1) begin
-            held[m] <= held[m] + ((store && src_o == m[OW-1:0]) ? CW_ONE : CW_ZERO)
-                               - ((freeing && rel_src_o == m[OW-1:0]) ? CW_ONE : CW_ZERO);
+            if (held_up[m] != held_dn[m]) begin
+                held[m] <= held_up[m] ? held[m] + CW_ONE : held[m] - CW_ONE;
+            end
             if (rst) begin
                 held[m] <= CW_ZERO;
             end
+        end
+    end
+
+    // Admission flags (see Admission): for a count c with the cycle's events up/down, the flag
+    // "c >= L" of the next cycle is (c+1 >= L, c >= L, c-1 >= L) as the count goes up, stays or
+    // goes down; the comparisons are of registers (and the cfg inputs), the events only select.
+    // (c-1 is only selected when c >= 1, c+1 only when c is below its maximum.)
+    localparam [CW:0]  CX_ONE = 1;
+    localparam [QCW:0] QX_ONE = 1;
+    wire [CW:0] free_x = {1'b0, free_now};
+    wire [CW:0] res_x  = {1'b0, cfg_reserve};
+    wire [CW:0] plim_x = {1'b0, cfg_port_limit};
+    wire [QCW:0] qlim_x = {1'b0, qlim};
+    integer fi;
+    always @(posedge clk) begin
+        // written as up ? (down ? same : +1) : (down ? -1 : same), the comparisons precomputed
+        free_ok_q <= fl_pop ? (fl_push ? free_x >= res_x : free_x >= res_x + CX_ONE)
+                            : (fl_push ? free_x + CX_ONE >= res_x : free_x >= res_x);
+        for (fi = 0; fi < NOUT; fi = fi + 1) begin
+            held_full_q[fi] <= held_up[fi]
+                ? (held_dn[fi] ? {1'b0, held[fi]} >= plim_x : {1'b0, held[fi]} + CX_ONE >= plim_x)
+                : (held_dn[fi] ? {1'b0, held[fi]} >= plim_x + CX_ONE : {1'b0, held[fi]} >= plim_x);
+        end
+        for (fi = 0; fi < 2 * NOUT; fi = fi + 1) begin
+            qfull_q[fi] <= qpush[fi]
+                ? (qpop[fi] ? {1'b0, qlen[fi * QCW +: QCW]} >= qlim_x
+                            : {1'b0, qlen[fi * QCW +: QCW]} + QX_ONE >= qlim_x)
+                : (qpop[fi] ? {1'b0, qlen[fi * QCW +: QCW]} >= qlim_x + QX_ONE
+                            : {1'b0, qlen[fi * QCW +: QCW]} >= qlim_x);
+        end
+        if (rst) begin                           // the counts are 0 after the reset
+            free_ok_q   <= cfg_reserve == CW_ZERO;
+            held_full_q <= {NOUT{cfg_port_limit == CW_ZERO}};
+            qfull_q     <= {2*NOUT{qlim == {QCW{1'b0}}}};
         end
     end
 

@@ -1,5 +1,5 @@
 """node_buf_fifo: random push/pop against a Python deque, exact latency, one push and one pop per
-cycle at every fill level, reset mid-stream.
+cycle at every fill level, reset mid-stream; with HEAD_REG 0 (read ahead) and 1 (head register).
 
 A `Fifo` driver runs the ports: before every rising edge (at the falling edge) it checks `empty`,
 `count` and `head` against the model (a deque of the words pushed and not yet popped), then picks
@@ -178,6 +178,8 @@ async def reset_mid_stream(dut):
 PARAMS = [
     dict(WIDTH=12, DEPTH=16),  # node_buffer's free list / queue size class
     dict(WIDTH=33, DEPTH=2),   # smallest FIFO: bypass and full cases every few cycles
+    dict(WIDTH=11, DEPTH=16, HEAD_REG=1),  # node_buffer's free list: the pop off the RAM address
+    dict(WIDTH=33, DEPTH=2, HEAD_REG=1),
 ]
 
 
