@@ -47,7 +47,7 @@ def rows(seg_bytes: int = 64, clk_mhz: float = 200.0) -> list[Row]:
         Row("BM: write arbiter (2 datapaths), input register, admission + enqueue", "dp", 2, 1, ""),
         Row("QM/SCHED: choice, segment RAM read, output buffer", "dp", 3, DATAPATHS * per_dp_outputs - 1,
             "one RAM read per cycle shared by both TX datapaths and their outputs"),
-        Row("ROUTE: VLAN edit", "dp", 1, 1, "one extra cycle per tag insertion"),
+        Row("ROUTE: decision register, VLAN edit", "dp", 2, 1, "one extra cycle per tag insertion"),
         Row("HT: header termination, demux", "dp", 1, 0, ""),
         Row("TXF: clock crossing to the port clock", "port", 4, 1, "axis_async_fifo: > 4, <= 5 out_clk periods"),
         Row("TXF: release rule met -> first byte registered", "port", 3, 0,

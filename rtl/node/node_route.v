@@ -22,10 +22,15 @@
 // `bytes` bits), tlast (= header last) and seg_idx are rewritten to match; other header fields
 // (`tagged` included: it tells how the frame arrived) are carried unchanged.
 //
-// Latency:    1 cycle (segment accepted on s_axis -> on m_axis, output ready).
+// Latency:    2 cycles (segment accepted on s_axis -> on m_axis, output ready): the edit
+//   decision (the output port's settings, the VID compare, the new byte count, tkeep and header)
+//   is registered with the segment in the first cycle; the second selects the edited data and
+//   appends it to the output queue. (One cycle until 2026-11-26: the decision fed the 512-bit
+//   select and the queue in the same cycle, 71 MHz on ECP5-6.)
 // Throughput: 1 segment per cycle, except one extra cycle per tag insertion that splits the
-//   first segment. Every output, s_axis_tready included, comes from flip-flops: a 3-entry output
-//   queue whose registered tready promises room for the 2 segments an input may become.
+//   first segment. Every output, s_axis_tready included, comes from flip-flops: a 4-entry output
+//   queue whose registered tready promises room for what the decision register holds (1 or 2
+//   segments) plus the 2 segments the next input may become.
 // Bad input:
 //   - a first segment too short to hold the edited bytes (fewer than 16 bytes when stripping,
 //     fewer than 12 when inserting: runts the RX side drops) passes unchanged;
@@ -88,124 +93,168 @@ module node_route #(
     wire [4:0]        op     = hdr[`NOC_OUT_PORT];
     wire              first  = hdr[`NOC_FIRST];
     wire              last   = hdr[`NOC_LAST];
-    wire              bad    = hdr[`NOC_BAD];
     wire [6:0]        n      = hdr[`NOC_BYTES];
     wire [11:0]       vid    = hdr[`NOC_VID];
-    wire [2:0]        pcp    = hdr[`NOC_PCP];
     wire [5:0]        idx    = hdr[`NOC_SEG_IDX];
     wire              is_port = op < NPORTS;
 
-    reg               trunk;        // cfg of the output port (0 for host outputs)
-    reg               pvid_eq;      // the segment's VID is the output port's PVID
+    reg               egress_tagged; // the output port sends this VID tagged (0 for host outputs)
     reg               inserted;     // the frame in progress on this output got an extra segment
     reg  [PORTS-1:0]  ins_q;        // per output port: that bit
     integer j;                      // loop index of the clocked block
 
-    // the output port's settings, indexed (a balanced mux tree; entries PORTS..31 read 0); the
-    // VID is compared with every port's PVID in parallel and the result bit is selected
-    reg  [PORTS-1:0] native;
+    // every port's egress rule for this VID in parallel (trunk and not its PVID), then the
+    // output port's bit selected (a balanced mux tree; entries PORTS..31 read 0)
+    reg  [PORTS-1:0] etag;
     integer p;
     always @* begin
         for (p = 0; p < PORTS; p = p + 1) begin
-            native[p] = vid == cfg_port_pvid[12*p +: 12];
+            etag[p] = cfg_port_trunk[p] && vid != cfg_port_pvid[12*p +: 12];
         end
     end
-    wire [31:0]    trunk_all  = {{(32 - PORTS){1'b0}}, cfg_port_trunk};
-    wire [31:0]    native_all = {{(32 - PORTS){1'b0}}, native};
-    wire [31:0]    ins_all    = {{(32 - PORTS){1'b0}}, ins_q};
+    wire [31:0]    etag_all = {{(32 - PORTS){1'b0}}, etag};
+    wire [31:0]    ins_all  = {{(32 - PORTS){1'b0}}, ins_q};
     always @* begin
-        trunk    = trunk_all[op];
-        pvid_eq  = native_all[op];
-        inserted = ins_all[op];
+        egress_tagged = etag_all[op];
+        inserted      = ins_all[op];
     end
 
-    wire       egress_tagged = trunk && !pvid_eq;
     wire       arrived_tagged = hdr[`NOC_TAGGED];
     wire       do_strip      = is_port && first && arrived_tagged && !egress_tagged && n >= 7'd16;
     wire       do_ins        = is_port && first && !arrived_tagged && egress_tagged && n >= 7'd12;
-    wire [7:0] n_ins         = {1'b0, n} + 8'd4;
-    wire       split         = do_ins && n_ins > SEGB;
+    wire [6:0] n_ins         = n + 7'd4;                       // n <= 64: no overflow
+    wire       n_big         = {1'b0, n} > SEGB - 8'd4;   // n + 4 > SEG_BYTES, off the adder
+    wire       split         = do_ins && n_big;
+    wire       bump          = !first && is_port && inserted;   // seg_idx + 1
+    wire [6:0] n_b           = n_ins - SEGB[6:0];           // the extra segment's bytes
 
-    // ------------------------------------------------------------------ edited segment(s)
-    wire [31:0]   tag     = {vid[7:0], pcp, 1'b0, vid[11:8], 8'h00, 8'h81};  // bytes 12..15
-    wire [DW-1:0] d       = s_axis_tdata;
-    wire [DW-1:0] d_ins   = {d[DW-33:96], tag, d[95:0]};
-    wire [DW-1:0] d_strip = {32'd0, d[DW-1:128], d[95:0]};
-    wire [DW-1:0] d_ext   = {{(DW-32){1'b0}}, d[DW-1:DW-32]};
+    reg  ready_q;                   // s_axis_tready, see the header
+    wire fire = s_axis_tvalid && ready_q;
 
-    reg  [DW-1:0]     a_data;       // the (first) output segment
-    reg  [`NOC_W-1:0] a_hdr;
-    reg  [`NOC_W-1:0] b_hdr;        // the extra segment of a split insertion
+    // ------------------------------------------------------------------ decision register
+    // Registered: the segment, the decision bits, and every variant of the edited fields that
+    // the decision selects from, each computed from the header alone (so the adders are not
+    // behind the decision: Yosys would otherwise share them and put the select before them).
+    // The next cycle selects with the registered bits and appends to the output queue.
+    reg  [DW-1:0]        r_d;
+    reg  [`NOC_W-1:0]    r_hdr;
+    reg                  r_strip, r_ins, r_split, r_bump;
+    reg  [6:0]           r_n_m4, r_n_p4, r_n_b;
+    reg  [5:0]           r_idx_p1;
+    reg  [SEG_BYTES-1:0] r_keep_n, r_keep_m4, r_keep_p4, r_keep_b;
+    reg                  r_valid;          // a segment is in the register (pushed this cycle)
 
-    always @* begin
-        a_data = d;
-        a_hdr  = hdr;
-        if (do_strip) begin
-            a_data = d_strip;
-            a_hdr[`NOC_BYTES] = n - 7'd4;
-        end else if (do_ins) begin
-            a_data = d_ins;
-            a_hdr[`NOC_BYTES] = split ? SEGB[6:0] : n_ins[6:0];
-            a_hdr[`NOC_LAST]  = last && !split;
-            a_hdr[`NOC_BAD]   = bad && !split;
-        end else if (!first && is_port) begin
-            a_hdr[`NOC_SEG_IDX] = idx + {5'd0, inserted};
+    always @(posedge clk) begin
+        if (fire) begin
+            r_d       <= s_axis_tdata;
+            r_hdr     <= hdr;
+            r_strip   <= do_strip;
+            r_ins     <= do_ins;
+            r_split   <= split;
+            r_bump    <= bump;
+            r_n_m4    <= n - 7'd4;
+            r_n_p4    <= n_ins;
+            r_n_b     <= n_b;
+            r_idx_p1  <= idx + 6'd1;
+            r_keep_n  <= keep_of(n);
+            r_keep_m4 <= keep_of(n - 7'd4);
+            r_keep_p4 <= keep_of(n_ins);
+            r_keep_b  <= keep_of(n_b);
         end
-        b_hdr = hdr;
-        b_hdr[`NOC_FIRST]   = 1'b0;
-        b_hdr[`NOC_BYTES]   = n_ins[6:0] - SEGB[6:0];
-        b_hdr[`NOC_SEG_IDX] = idx + 6'd1;
     end
 
-    // tkeep of the first beat: each case's from n alone, then selected (not computed from the
-    // selected byte count, which would put the subtraction after the decision)
-    wire [SEG_BYTES-1:0] keep_a = do_strip ? keep_of(n - 7'd4) :
-                                  do_ins   ? (split ? {SEG_BYTES{1'b1}} : keep_of(n_ins[6:0])) :
-                                             keep_of(n);
-    wire [W-1:0] beat_a = {a_data, keep_a, a_hdr[`NOC_LAST], a_hdr};
-    wire [W-1:0] beat_b = {d_ext, keep_of(b_hdr[`NOC_BYTES]), b_hdr[`NOC_LAST], b_hdr};
+    // ------------------------------------------------------------------ edited segment(s)
+    wire [11:0] r_vid = r_hdr[`NOC_VID];
+    wire [2:0]  r_pcp = r_hdr[`NOC_PCP];
+    wire [31:0] r_tag = {r_vid[7:0], r_pcp, 1'b0, r_vid[11:8], 8'h00, 8'h81};  // bytes 12..15
 
-    // ------------------------------------------------------------------ 3-entry output queue
-    reg  [W-1:0] q0, q1, q2;        // q0 drives m_axis
-    reg  [1:0]   cnt_q;             // entries held, 0..3
+    reg  [`NOC_W-1:0]    hdr_a, hdr_b;
+    always @* begin
+        hdr_a = r_hdr;
+        if (r_strip) begin
+            hdr_a[`NOC_BYTES] = r_n_m4;
+        end else if (r_ins) begin
+            hdr_a[`NOC_BYTES] = r_split ? SEGB[6:0] : r_n_p4;
+            hdr_a[`NOC_LAST]  = r_hdr[`NOC_LAST] && !r_split;
+            hdr_a[`NOC_BAD]   = r_hdr[`NOC_BAD] && !r_split;
+        end else if (r_bump) begin
+            hdr_a[`NOC_SEG_IDX] = r_idx_p1;
+        end
+        hdr_b = r_hdr;
+        hdr_b[`NOC_FIRST]   = 1'b0;
+        hdr_b[`NOC_BYTES]   = r_n_b;
+        hdr_b[`NOC_SEG_IDX] = r_idx_p1;
+    end
+    wire [SEG_BYTES-1:0] keep_a = r_strip ? r_keep_m4 :
+                                  r_ins   ? (r_split ? {SEG_BYTES{1'b1}} : r_keep_p4) : r_keep_n;
+    wire [DW-1:0] data_a = r_strip ? {32'd0, r_d[DW-1:128], r_d[95:0]} :
+                           r_ins   ? {r_d[DW-33:96], r_tag, r_d[95:0]} : r_d;
+    wire [DW-1:0] data_b = {{(DW-32){1'b0}}, r_d[DW-1:DW-32]};
+
+    wire [W-1:0] beat_a = {data_a, keep_a, hdr_a[`NOC_LAST], hdr_a};
+    wire [W-1:0] beat_b = {data_b, r_keep_b, hdr_b[`NOC_LAST], hdr_b};
+
+    // ------------------------------------------------------------------ 4-entry output queue
+    reg  [W-1:0] q0, q1, q2, q3;    // q0 drives m_axis
+    reg  [2:0]   cnt_q;             // entries held, 0..4
     reg          valid_q;           // cnt_q != 0
-    reg          ready_q;           // room for 2 entries after this cycle's pop
-    reg  [W-1:0] q0_d, q1_d, q2_d;
-    reg  [1:0]   cnt_d;
+    reg  [W-1:0] q0_d, q1_d, q2_d, q3_d;
+    reg  [2:0]   cnt_d;
 
-    wire fire = s_axis_tvalid && ready_q;
     wire pop  = valid_q && m_axis_tready;
-    wire [1:0] after_pop = cnt_q - {1'b0, pop};
+    wire [2:0] after_pop = cnt_q - {2'b0, pop};
+    // entries the decision register pushes next cycle (what fire loads now)
+    wire [2:0] push_next = fire ? (split ? 3'd2 : 3'd1) : 3'd0;
 
     always @* begin
-        // shift out the popped entry, then append the new one(s) behind what is left
-        q0_d = pop ? q1 : q0;
-        q1_d = pop ? q2 : q1;
-        q2_d = q2;
         cnt_d = after_pop;
-        if (fire) begin
-            case (after_pop)
-                2'd0: begin q0_d = beat_a; q1_d = beat_b; end
-                2'd1: begin q1_d = beat_a; q2_d = beat_b; end
-                default: q2_d = beat_a;   // only reachable without a split (ready_q promised 2)
-            endcase
-            cnt_d = after_pop + (split ? 2'd2 : 2'd1);
+        if (r_valid) begin
+            cnt_d = after_pop + (r_split ? 3'd2 : 3'd1);
         end
+    end
+
+    // Where the register's segment(s) go, as one-hot selects registered a cycle ahead from the
+    // count and the decision that fire loads (entry i gets beat a / b: sa0 / sb0 if nothing is
+    // popped this cycle, sa1 / sb1 if the queue shifts down), so that the data select behind
+    // m_axis_tready is one level: q_i <= pop ? (sa1 ? a : sb1 ? b : q_i+1) : (sa0 ? a : sb0 ? b : q_i).
+    reg  [3:0] sa0, sb0, sa1, sb1;
+    integer k;
+    always @(posedge clk) begin
+        for (k = 0; k < 4; k = k + 1) begin
+            sa0[k] <= fire && cnt_d == k[2:0];
+            sb0[k] <= fire && split && cnt_d + 3'd1 == k[2:0];
+            sa1[k] <= fire && cnt_d == k[2:0] + 3'd1;
+            sb1[k] <= fire && split && cnt_d == k[2:0];
+        end
+    end
+    wire [W-1:0] q4 = q3;           // shifted into q3 on a pop: a don't-care (q3 is then empty)
+    always @* begin
+        q0_d = pop ? (sa1[0] ? beat_a : sb1[0] ? beat_b : q1) : (sa0[0] ? beat_a : sb0[0] ? beat_b : q0);
+        q1_d = pop ? (sa1[1] ? beat_a : sb1[1] ? beat_b : q2) : (sa0[1] ? beat_a : sb0[1] ? beat_b : q1);
+        q2_d = pop ? (sa1[2] ? beat_a : sb1[2] ? beat_b : q3) : (sa0[2] ? beat_a : sb0[2] ? beat_b : q2);
+        q3_d = pop ? (sa1[3] ? beat_a : sb1[3] ? beat_b : q4) : (sa0[3] ? beat_a : sb0[3] ? beat_b : q3);
     end
 
     always @(posedge clk) begin
         q0 <= q0_d;
         q1 <= q1_d;
         q2 <= q2_d;
+        q3 <= q3_d;
         if (rst) begin
-            cnt_q   <= 2'd0;
+            r_valid <= 1'b0;
+            cnt_q   <= 3'd0;
             valid_q <= 1'b0;
             ready_q <= 1'b0;
             ins_q   <= {PORTS{1'b0}};
         end else begin
+            r_valid <= fire;
             cnt_q   <= cnt_d;
-            valid_q <= cnt_d != 2'd0;
-            ready_q <= cnt_d <= 2'd1;
+            valid_q <= cnt_d != 3'd0;
+            // with no pop before then: the queue after this cycle, what the register pushes
+            // next cycle and the 2 a segment accepted next cycle may become fit in 4; and the
+            // input stalls for the cycle after a split, as the extra segment takes the output's
+            // next cycle (so every segment leaves exactly 2 cycles after it was accepted)
+            ready_q <= ({1'b0, cnt_d} + {1'b0, push_next}) <= 4'd2 && !(fire && split);
             for (j = 0; j < PORTS; j = j + 1) begin
                 if (fire && first && op == j[4:0]) begin
                     ins_q[j] <= split && !last;

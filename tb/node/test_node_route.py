@@ -4,7 +4,7 @@ Random frames (tagged or not, random VLANs, some short) go to random access/trun
 outputs, their segments interleaved across outputs. The model reassembles the output per
 out_port and compares every frame with the expected edited frame (bytes, bad, seg_idx, tkeep,
 tlast, the untouched header fields). Random backpressure on both sides; without it every
-segment appears exactly 1 cycle after it was accepted and the input is never stalled except
+segment appears exactly 2 cycles after it was accepted and the input is never stalled except
 one cycle per splitting tag insertion.
 """
 import cocotb
@@ -17,7 +17,7 @@ from fastpath.sim import runner
 from fastpath.sim.tb import params, random_bytes, rng, start
 
 NOC = formats.load("noc_header")
-LATENCY = 1
+LATENCY = 2
 
 
 class SegSource:
@@ -205,7 +205,7 @@ async def random_traffic(dut):
 
 @cocotb.test()
 async def latency_and_throughput(dut):
-    """No backpressure: each segment leaves 1 cycle after it was accepted; the input stalls
+    """No backpressure: each segment leaves 2 cycles after it was accepted; the input stalls
     exactly once per split insertion."""
     r = rng()
     ports, seg, cnt, src, sink, trunk, pvid = await setup(dut, r)
