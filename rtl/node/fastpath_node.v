@@ -28,6 +28,8 @@
 //   QUEUE_DEPTH a power of two >= 4; VLANS 1..16; BUCKETS / WAYS powers of two.
 `default_nettype none
 `include "noc_header.vh"
+`include "rxf_tuser.vh"
+`include "txf_tuser.vh"
 module fastpath_node #(
     parameter PORTS       = 12,
     parameter SEG_BYTES   = 64,
@@ -256,7 +258,7 @@ module fastpath_node #(
             wire [SW-1:0]        rxf_tdata;
             wire [SEG_BYTES-1:0] rxf_tkeep;
             wire                 rxf_tvalid, rxf_tready, rxf_tlast;
-            wire [33:0]          rxf_tuser;
+            wire [`RXU_W-1:0]    rxf_tuser;
             /* verilator lint_off PINCONNECTEMPTY */
             if (gp < PORTS) begin : g_port
                 wire [7:0]  mac_tdata;
@@ -493,7 +495,7 @@ module fastpath_node #(
             wire [NO*SW-1:0]        ht_tdata;
             wire [NO*SEG_BYTES-1:0] ht_tkeep;
             wire [NO-1:0]           ht_tvalid, ht_tready, ht_tlast;
-            wire [NO*35-1:0]        ht_tuser;
+            wire [NO*`TXU_W-1:0]    ht_tuser;
             node_route #(.PORTS(PORTS), .SEG_BYTES(SEG_BYTES)) u_route (
                 .clk(clk), .rst(rst),
                 .s_axis_tdata(bo_tdata[gd*SW +: SW]), .s_axis_tkeep(bo_tkeep[gd*SEG_BYTES +: SEG_BYTES]),
@@ -517,7 +519,7 @@ module fastpath_node #(
                 localparam integer O = (go < NPT) ? BASE + go : PORTS + gd;   // output number
                 assign tx_seg_valid[O] = ht_tvalid[go] & ht_tready[go];
                 assign tx_seg_last[O]  = ht_tlast[go];
-                assign tx_seg_bytes[O*7 +: 7] = ht_tuser[go*35 + 3 +: 7];
+                assign tx_seg_bytes[O*7 +: 7] = ht_tuser[go*`TXU_W + `TXU_BYTES_LSB +: `TXU_BYTES_W];
                 /* verilator lint_off PINCONNECTEMPTY */
                 if (go < NPT) begin : g_port
                     node_txf #(.SEG_BYTES(SEG_BYTES), .OUT_BYTES(1), .ASYNC(1), .FIFO_SEGS(TX_SEGS),
@@ -525,7 +527,7 @@ module fastpath_node #(
                         .clk(clk), .rst(rst),
                         .s_axis_tdata(ht_tdata[go*SW +: SW]), .s_axis_tkeep(ht_tkeep[go*SEG_BYTES +: SEG_BYTES]),
                         .s_axis_tvalid(ht_tvalid[go]), .s_axis_tready(ht_tready[go]),
-                        .s_axis_tlast(ht_tlast[go]), .s_axis_tuser(ht_tuser[go*35 +: 35]),
+                        .s_axis_tlast(ht_tlast[go]), .s_axis_tuser(ht_tuser[go*`TXU_W +: `TXU_W]),
                         .out_room(out_room[O]), .cfg_store_forward(r_store_forward[O]),
                         .cfg_release_ns(r_release_ns[23:0]),
                         .ev_frame(), .ev_underrun(ev_tx_underrun[O]),
@@ -540,7 +542,7 @@ module fastpath_node #(
                         .clk(clk), .rst(rst),
                         .s_axis_tdata(ht_tdata[go*SW +: SW]), .s_axis_tkeep(ht_tkeep[go*SEG_BYTES +: SEG_BYTES]),
                         .s_axis_tvalid(ht_tvalid[go]), .s_axis_tready(ht_tready[go]),
-                        .s_axis_tlast(ht_tlast[go]), .s_axis_tuser(ht_tuser[go*35 +: 35]),
+                        .s_axis_tlast(ht_tlast[go]), .s_axis_tuser(ht_tuser[go*`TXU_W +: `TXU_W]),
                         .out_room(out_room[O]), .cfg_store_forward(1'b1),
                         .cfg_release_ns(24'd0),
                         .ev_frame(), .ev_underrun(ev_tx_underrun[O]),

@@ -18,6 +18,7 @@
 // Parameters: SEG_BYTES 32 or 64.
 `default_nettype none
 `include "noc_header.vh"
+`include "rxf_tuser.vh"
 
 module node_hc #(
     parameter SEG_BYTES = 64
@@ -32,7 +33,7 @@ module node_hc #(
     input  wire                   s_axis_tvalid,
     output wire                   s_axis_tready,
     input  wire                   s_axis_tlast,
-    input  wire [33:0]            s_axis_tuser,
+    input  wire [`RXU_W-1:0]      s_axis_tuser,   // the rxf_tuser format
 
     output wire [SEG_BYTES*8-1:0] m_axis_tdata,
     output wire [SEG_BYTES-1:0]   m_axis_tkeep,
@@ -51,16 +52,10 @@ module node_hc #(
         end
     endgenerate
 
-    // node_rxf's tuser packing
-    localparam U_BAD   = 0;
-    localparam U_FIRST = 1;
-    localparam U_BYTES = 2;     // 7 bits
-    localparam U_TRUNC = 9;
-    localparam U_TS    = 10;    // 24 bits
 
     wire        fire  = s_axis_tvalid && s_axis_tready;
-    wire        first = s_axis_tuser[U_FIRST];
-    wire [6:0]  bytes = s_axis_tuser[U_BYTES +: 7];
+    wire        first = s_axis_tuser[`RXU_FIRST];
+    wire [6:0]  bytes = s_axis_tuser[`RXU_BYTES];
 
     reg  [5:0]  seg_idx_q;      // index of the next segment of the current frame
     reg  [15:0] frame_bytes_q;  // bytes of the current frame before this segment
@@ -70,14 +65,14 @@ module node_hc #(
     reg  [`NOC_W-1:0] hdr;
     always @* begin
         hdr                = {`NOC_W{1'b0}};
-        hdr[`NOC_BAD]      = s_axis_tuser[U_BAD] && s_axis_tlast;
+        hdr[`NOC_BAD]      = s_axis_tuser[`RXU_BAD] && s_axis_tlast;
         hdr[`NOC_FIRST]    = first;
         hdr[`NOC_LAST]     = s_axis_tlast;
         hdr[`NOC_BYTES]    = bytes;
         hdr[`NOC_SEG_IDX]  = seg_idx;
         hdr[`NOC_SRC_PORT] = cfg_src_port;
-        hdr[`NOC_TS]       = s_axis_tuser[U_TS +: 24];
-        hdr[`NOC_TRUNC]    = s_axis_tuser[U_TRUNC];
+        hdr[`NOC_TS]       = s_axis_tuser[`RXU_TS];
+        hdr[`NOC_TRUNC]    = s_axis_tuser[`RXU_TRUNC];
     end
 
     always @(posedge clk) begin

@@ -5,9 +5,10 @@
 // PORT_BASE .. PORT_BASE + OUTPUTS - 2 on outputs 0 .. OUTPUTS - 2 and its host port
 // (out_port = PORTS + DP_INDEX) on output OUTPUTS - 1. Output i is
 // m_axis_tdata[i*SEG_BYTES*8 +: SEG_BYTES*8], m_axis_tkeep[i*SEG_BYTES +: SEG_BYTES],
-// m_axis_tuser[i*TXU_W +: TXU_W] (TXU_W = 35), m_axis_tvalid/tready/tlast[i].
+// m_axis_tuser[i*TXU_W +: TXU_W] (TXU_W = 35: `TXU_W), m_axis_tvalid/tready/tlast[i].
 //
-// Reduced tuser (the TXF's sideband; node_txf decodes the same packing):
+// Reduced tuser, the txf_tuser format (txf_tuser.fmt.toml, docs/formats/txf_tuser.md; node_txf
+// decodes it):
 //   bit  0      bad        the frame is bad (meaningful on its last segment)
 //   bit  1      first      first segment of a frame
 //   bit  2      last       last segment of a frame (= tlast)
@@ -32,6 +33,7 @@
 `default_nettype none
 
 `include "noc_header.vh"
+`include "txf_tuser.vh"
 
 module node_ht #(
     parameter PORTS     = 12,
@@ -57,12 +59,11 @@ module node_ht #(
     output wire [OUTPUTS-1:0]               m_axis_tvalid,
     input  wire [OUTPUTS-1:0]               m_axis_tready,
     output wire [OUTPUTS-1:0]               m_axis_tlast,
-    output wire [OUTPUTS*35-1:0]            m_axis_tuser,
+    output wire [OUTPUTS*`TXU_W-1:0]        m_axis_tuser,
 
     output reg                              ev_drop
 );
 
-    localparam TXU_W = 35;
     localparam DW    = SEG_BYTES * 8;
 
     generate
@@ -91,8 +92,16 @@ module node_ht #(
     wire [`NOC_W-1:0] hdr = s_axis_tuser;  // the classification fields end here
     /* verilator lint_on UNUSEDSIGNAL */
     wire [4:0]        op  = hdr[`NOC_OUT_PORT];
-    wire [TXU_W-1:0]  txu = {hdr[`NOC_SRC_PORT] >= NPORTS, hdr[`NOC_TS], hdr[`NOC_BYTES],
-                             hdr[`NOC_LAST], hdr[`NOC_FIRST], hdr[`NOC_BAD]};
+    reg  [`TXU_W-1:0] txu;
+    always @* begin
+        txu = {`TXU_W{1'b0}};
+        txu[`TXU_BAD]       = hdr[`NOC_BAD];
+        txu[`TXU_FIRST]     = hdr[`NOC_FIRST];
+        txu[`TXU_LAST]      = hdr[`NOC_LAST];
+        txu[`TXU_BYTES]     = hdr[`NOC_BYTES];
+        txu[`TXU_TS]        = hdr[`NOC_TS];
+        txu[`TXU_FROM_HOST] = hdr[`NOC_SRC_PORT] >= NPORTS;
+    end
 
     wire [OUTPUTS-1:0] sel;         // one-hot target output (all 0: not ours)
     wire [OUTPUTS-1:0] slice_ready;
@@ -110,7 +119,7 @@ module node_ht #(
 
             axis_register #(
                 .DATA_WIDTH(DW),
-                .USER_WIDTH(TXU_W)
+                .USER_WIDTH(`TXU_W)
             ) u_slice (
                 .clk           (clk),
                 .rst           (rst),
@@ -125,7 +134,7 @@ module node_ht #(
                 .m_axis_tvalid (m_axis_tvalid[i]),
                 .m_axis_tready (m_axis_tready[i]),
                 .m_axis_tlast  (m_axis_tlast[i]),
-                .m_axis_tuser  (m_axis_tuser[i*TXU_W +: TXU_W])
+                .m_axis_tuser  (m_axis_tuser[i*`TXU_W +: `TXU_W])
             );
         end
     endgenerate

@@ -8,7 +8,8 @@
 // looked at on the tlast beat: its highest set bit + 1 is the byte count, at least 1).
 // Output (clk): one segment per beat, SEG_BYTES bytes (byte 0 in tdata[7:0]); every segment of a
 // frame but its last is full; tkeep = the low `bytes` bits; tlast = last segment of the frame;
-// m_axis_tuser (34 bits, the localparams U_* below; node_hc turns it into the NoC header):
+// m_axis_tuser (`RXU_W = 34 bits, format rxf_tuser: rxf_tuser.fmt.toml, docs/formats/rxf_tuser.md;
+// node_hc turns it into the NoC header):
 //   [0]     bad    the frame is bad (MAC tuser, truncated, or cut by an overflow); last segment only
 //   [1]     first  first segment of the frame
 //   [8:2]   bytes  valid bytes in the segment, 1..SEG_BYTES
@@ -65,6 +66,8 @@
 //   MAX_BYTES SEG_BYTES+1 .. 65535; ASYNC 0 or 1; BACKPRESSURE 0 or 1.
 `default_nettype none
 
+`include "rxf_tuser.vh"
+
 module node_rxf #(
     parameter IN_BYTES     = 1,
     parameter SEG_BYTES    = 64,
@@ -91,7 +94,7 @@ module node_rxf #(
     output wire                    m_axis_tvalid,
     input  wire                    m_axis_tready,
     output wire                    m_axis_tlast,
-    output wire [33:0]             m_axis_tuser,
+    output wire [`RXU_W-1:0]       m_axis_tuser,
 
     output wire                    ev_frame,
     output wire                    ev_drop_bad,
@@ -120,13 +123,7 @@ module node_rxf #(
         end
     endgenerate
 
-    // m_axis_tuser packing (node_hc uses the same values)
-    localparam U_BAD   = 0;
-    localparam U_FIRST = 1;
-    localparam U_BYTES = 2;     // 7 bits
-    localparam U_TRUNC = 9;
-    localparam U_TS    = 10;    // 24 bits
-    localparam UW      = 34;
+    localparam UW      = `RXU_W;    // m_axis_tuser: the rxf_tuser format
 
     localparam SB      = $clog2(SEG_BYTES);            // byte offset bits within a segment
     localparam LB      = $clog2(IN_BYTES);             // byte offset bits within an input beat
@@ -227,11 +224,11 @@ module node_rxf #(
     wire [23:0]   ts_cur    = (cnt_q == {CW{1'b0}}) ? s_axis_ts[39:16] : ts_q;
 
     wire [UW-1:0] w_user;
-    assign w_user[U_BAD]              = w_bad;
-    assign w_user[U_FIRST]            = first_seg;
-    assign w_user[U_BYTES +: 7]       = seg_bytes[6:0];
-    assign w_user[U_TRUNC]            = trunc;
-    assign w_user[U_TS +: 24]         = ts_cur;
+    assign w_user[`RXU_BAD]           = w_bad;
+    assign w_user[`RXU_FIRST]         = first_seg;
+    assign w_user[`RXU_BYTES]         = seg_bytes[6:0];
+    assign w_user[`RXU_TRUNC]         = trunc;
+    assign w_user[`RXU_TS]            = ts_cur;
     wire [SEG_BYTES-1:0] w_keep       = ~({SEG_BYTES{1'b1}} << seg_bytes[6:0]);
 
     assign s_axis_tready = (BACKPRESSURE == 0) || discard_q || fifo_ready;

@@ -5,8 +5,8 @@
 // read side (out_clk; clk when ASYNC = 0) serializes each segment's `bytes` bytes, OUT_BYTES per
 // beat, onto m_axis.
 //
-// Input sideband s_axis_tuser (the reduced tuser of node_ht):
-//   [0] bad, [1] first, [2] last, [9:3] bytes (1..SEG_BYTES), [33:10] ts, [34] from_host.
+// Input sideband s_axis_tuser: node_ht's reduced tuser, the txf_tuser format (txf_tuser.fmt.toml,
+// docs/formats/txf_tuser.md): bad, first, last, bytes (1..SEG_BYTES), ts, from_host.
 // Any segment may hold fewer than SEG_BYTES bytes (TX side). s_axis_tkeep/tlast are stored but
 // not used (bytes and last say the same).
 //
@@ -72,6 +72,8 @@
 //   8..1024; ROOM 1..FIFO_SEGS.
 `default_nettype none
 
+`include "txf_tuser.vh"
+
 module node_txf #(
     parameter SEG_BYTES = 64,
     parameter OUT_BYTES = 1,
@@ -87,7 +89,7 @@ module node_txf #(
     input  wire                     s_axis_tvalid,
     output wire                     s_axis_tready,
     input  wire                     s_axis_tlast,
-    input  wire [34:0]              s_axis_tuser,
+    input  wire [`TXU_W-1:0]        s_axis_tuser,
 
     output reg                      out_room,
     input  wire                     cfg_store_forward,
@@ -129,7 +131,7 @@ module node_txf #(
 
     localparam DW         = SEG_BYTES * 8;
     localparam OW         = OUT_BYTES * 8;
-    localparam UW         = 35;
+    localparam UW         = `TXU_W;
     localparam AW         = $clog2(FIFO_SEGS);
     localparam EW         = AW + 3;             // frame-end counters: > FIFO_SEGS + 2 frames
     localparam ENDS_DELAY = 3;
@@ -263,12 +265,12 @@ module node_txf #(
     wire          complete = complete_q;
 
     // ------------------------------------------------------------------ serializer (out_clk)
-    wire          h_bad   = h_user[0];
-    wire          h_first = h_user[1];
-    wire          h_last  = h_user[2];
-    wire [6:0]    h_bytes = h_user[9:3];
-    wire [23:0]   h_ts    = h_user[33:10];
-    wire          h_host  = h_user[34];
+    wire          h_bad   = h_user[`TXU_BAD];
+    wire          h_first = h_user[`TXU_FIRST];
+    wire          h_last  = h_user[`TXU_LAST];
+    wire [6:0]    h_bytes = h_user[`TXU_BYTES];
+    wire [23:0]   h_ts    = h_user[`TXU_TS];
+    wire          h_host  = h_user[`TXU_FROM_HOST];
     wire          pop_end = h_valid && h_ready && h_last;   // a frame's last segment leaves the FIFO
     wire [EW-1:0] ends_rd_gray_d = pop_end ? ends_rd_p1_gray_q : ends_rd_gray_q;
 

@@ -15,9 +15,11 @@ NOC = formats.load("noc_header")
 LATENCY = 1
 
 
+RXU = formats.load("rxf_tuser")   # node_rxf's m_axis_tuser, this module's s_axis_tuser
+
+
 def rxf_user(bad, first, nbytes, trunc, ts):
-    """node_rxf's tuser packing: {ts[23:0], trunc, bytes[6:0], first, bad}."""
-    return bad | first << 1 | nbytes << 2 | trunc << 9 | ts << 10
+    return RXU.pack(bad=bad, first=first, bytes=nbytes, trunc=trunc, ts=ts)
 
 
 def make_frame(r, seg, nseg=None):

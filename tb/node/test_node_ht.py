@@ -23,10 +23,13 @@ def now_cycle():
     return int(get_sim_time(unit="ns") // 5)
 
 
+TXU = formats.load("txf_tuser")   # the reduced tuser on m_axis
+
+
 def txu(h, ports):
-    """The reduced tuser, as documented in node_ht.v."""
-    return (h["bad"] | h["first"] << 1 | h["last"] << 2 | h["bytes"] << 3 | h["ts"] << 10
-            | int(h["src_port"] >= ports) << 34)
+    """The reduced tuser the model expects for NoC header h."""
+    return TXU.pack(bad=h["bad"], first=h["first"], last=h["last"], bytes=h["bytes"], ts=h["ts"],
+                    from_host=int(h["src_port"] >= ports))
 
 
 class Tb:

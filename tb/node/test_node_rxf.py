@@ -15,9 +15,12 @@ from cocotb.triggers import ReadOnly, RisingEdge, Timer, gather, with_timeout
 from cocotb.utils import get_sim_time
 from cocotbext.axi import AxiStreamBus, AxiStreamSource
 
+from fastpath import formats
 from fastpath.sim import runner
 from fastpath.sim.axis import frame
 from fastpath.sim.tb import high, params, pauses, random_bytes, rng
+
+RXU = formats.load("rxf_tuser")   # m_axis_tuser
 
 IN_PERIOD_PS = 8000     # 125 MHz, the port clock
 CLK_PERIOD_PS = 5000    # 200 MHz, the datapath clock
@@ -178,13 +181,13 @@ class Tb:
                 present = t
             if not high(d.m_axis_tready):
                 continue
-            user = int(d.m_axis_tuser.value)
-            n = (user >> 2) & 0x7F
+            u = RXU.unpack(int(d.m_axis_tuser.value))
+            n = u["bytes"]
             self.segs.append({
                 "data": (int(d.m_axis_tdata.value) & ((1 << 8 * n) - 1)).to_bytes(n, "little"),
                 "keep": int(d.m_axis_tkeep.value), "last": int(d.m_axis_tlast.value),
-                "bad": user & 1, "first": user >> 1 & 1, "bytes": n, "trunc": user >> 9 & 1,
-                "ts": user >> 10, "present": present,
+                "bad": u["bad"], "first": u["first"], "bytes": n, "trunc": u["trunc"],
+                "ts": u["ts"], "present": present,
             })
             present = None
 

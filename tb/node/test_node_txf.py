@@ -20,6 +20,7 @@ from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, RisingEdge, Timer
 from cocotb.utils import get_sim_time
 
+from fastpath import formats
 from fastpath.sim import runner
 from fastpath.sim.tb import params, random_bytes, rng
 
@@ -37,8 +38,11 @@ def ps(t):
     return round(t * 1000)
 
 
+TXU = formats.load("txf_tuser")   # s_axis_tuser: node_ht's reduced tuser
+
+
 def user(bad=0, first=0, last=0, nbytes=1, ts=0, host=0):
-    return bad | first << 1 | last << 2 | nbytes << 3 | (ts & 0xFFFFFF) << 10 | host << 34
+    return TXU.pack(bad=bad, first=first, last=last, bytes=nbytes, ts=ts & 0xFFFFFF, from_host=host)
 
 
 class Tb:
@@ -172,7 +176,7 @@ class Tb:
             if ok:
                 dut.s_axis_tdata.value = int.from_bytes(s["data"], "little")
                 dut.s_axis_tkeep.value = (1 << len(s["data"])) - 1
-                dut.s_axis_tlast.value = s["user"] >> 2 & 1
+                dut.s_axis_tlast.value = TXU.unpack(s["user"])["last"]
                 dut.s_axis_tuser.value = s["user"]
                 dut.s_axis_tvalid.value = 1
                 driving = True
@@ -304,7 +308,7 @@ async def store_and_forward(dut):
     tb.check(frames)
     assert tb.ev["underrun"] == 0
     # every frame's first byte left after its last segment was accepted
-    ends = [t for t, s in zip(tb.accepted[-len(segs):], segs) if s["user"] >> 2 & 1]
+    ends = [t for t, s in zip(tb.accepted[-len(segs):], segs) if TXU.unpack(s["user"])["last"]]
     for t, g in zip(ends, tb.frames_out[-30:]):
         assert g["first_ns"] > t
 
