@@ -148,7 +148,9 @@ module fade_core #(
         .ev_ack(ev_ack), .ev_nack(ev_nack), .ev_ack_stale(ev_ack_stale), .ev_proto_err(ev_proto_err)
     );
 
-    ram_sdp #(.ADDR_WIDTH(N + 10), .DATA_WIDTH(64)) u_buf (
+    // OUT_REG = 1: the read data from an output register (fade_tx expects the 2-cycle read and
+    // reads ahead of its output)
+    ram_sdp #(.ADDR_WIDTH(N + 10), .DATA_WIDTH(64), .OUT_REG(1)) u_buf (
         .clk(clk),
         .wen(ram_wen), .waddr(ram_waddr), .wdata(ram_wdata),
         .ren(ram_ren), .raddr(ram_raddr), .rdata(ram_rdata)

@@ -94,7 +94,9 @@ module fade_desc #(
     endgenerate
 
     localparam M  = 1 << N;
-    localparam TW = $clog2(TIMEOUT + 1) + 1;   // 2^TW > 2 * TIMEOUT: the age never wraps unseen
+    // Time stamps of TW bits, 2^TW > 4 * TIMEOUT. timed_out is the sign of (age - TIMEOUT) mod
+    // 2^TW, right for ages below TIMEOUT + 2^(TW-1) > 3 * TIMEOUT: the age never wraps unseen.
+    localparam TW = $clog2(TIMEOUT + 1) + 2;
     localparam [TW-1:0] TO = TIMEOUT;
     localparam [N:0]    MN = M;
     localparam [1:0] S_IDLE = 2'd0, S_RUN = 2'd1, S_STOP = 2'd2;
@@ -108,12 +110,15 @@ module fade_desc #(
     reg [31:0]   last_pkt;
     reg [9:0]    last_nwords;
     reg [M-1:0]  conf, resend;
+    reg [M-1:0]  sent;            // per slot: in [tail, snd) (the S flag; timing: no slot - tail)
     reg [2*M-1:0] reason;
     reg [15:0]   seq_ctr;
     reg [TW-1:0] now;
+    reg [TW-1:0] now_to;          // now - TIMEOUT (a register: one subtraction behind the RAM)
 
-    wire [N:0]   n_valid = fill[N:0] - tail[N:0];
-    wire [N:0]   n_sent  = snd[N:0] - tail[N:0];
+    // fill - tail and snd - tail (0..2^N), kept as registers updated with the pointers (timing:
+    // no subtractor in front of the compares that use them)
+    reg  [N:0]   n_valid, n_sent;
     wire [N-1:0] tail_slot = tail[N-1:0];
     wire         room = n_valid != MN;
 
@@ -125,19 +130,29 @@ module fade_desc #(
     assign ram_wdata = s_axis_tdata;
 
     // ---- transmission choice: a marked packet (lowest slot) first, else the next unsent ----
+    // (timing: the lowest marked slot as a one-hot word from one carry chain, then OR trees for its
+    // number and reason, instead of a priority chain; the packet number's wrap from a mask)
     wire [M-1:0] want = resend & ~conf;
+    wire [M-1:0] want_low = want & (~want + {{(M-1){1'b0}}, 1'b1});   // lowest set bit only
     reg  [N-1:0] want_slot;
+    reg  [1:0]   want_reason;
+    reg  [M-1:0] below_tail;       // slots below tail_slot
     integer i;
     always @* begin
-        want_slot = {N{1'b0}};
-        for (i = M - 1; i >= 0; i = i - 1) begin
-            if (want[i]) want_slot = i[N-1:0];
+        want_slot   = {N{1'b0}};
+        want_reason = 2'd0;
+        for (i = 0; i < M; i = i + 1) begin
+            want_slot     = want_slot | (want_low[i] ? i[N-1:0] : {N{1'b0}});
+            want_reason   = want_reason | (want_low[i] ? reason[2 * i +: 2] : 2'd0);
+            below_tail[i] = i[N-1:0] < tail_slot;
         end
     end
     wire         have_want = |want;
-    // packet number of want_slot: the one in [tail, tail + 2^N) with those low bits
+    // packet number of want_slot: the one in [tail, tail + 2^N) with those low bits; it is in the
+    // next 2^N block when the lowest marked slot is below tail_slot
+    wire         want_wrap = |(want & below_tail);
     wire [31-N:0] tail_hi1 = tail[31:N] + 1'b1;
-    wire [31:0]  want_pkt  = want_slot >= tail_slot ? {tail[31:N], want_slot} : {tail_hi1, want_slot};
+    wire [31:0]  want_pkt  = want_wrap ? {tail_hi1, want_slot} : {tail[31:N], want_slot};
     wire [31:0]  next_pkt  = have_want ? want_pkt : snd;
     wire [N-1:0] next_slot = have_want ? want_slot : snd[N-1:0];
     // The choice is registered (timing): it lags the descriptors by one cycle. The transmitter
@@ -174,11 +189,12 @@ module fade_desc #(
     reg [15:0]   ev_s;
     wire [15:0]  d_seq  = rd_data[15+TW:TW];
     wire [TW-1:0] d_time = rd_data[TW-1:0];
-    wire [N-1:0] ev_off = ev_slot - tail_slot;
-    wire         ev_cand = ev_v && !ev_skip && {1'b0, ev_off} < n_sent && !conf[ev_slot] && !resend[ev_slot];
+    wire         ev_cand = ev_v && !ev_skip && sent[ev_slot] && !conf[ev_slot] && !resend[ev_slot];
     wire [15:0]  seq_age = ev_s - d_seq;
-    wire         is_older = seq_age != 16'd0 && seq_age <= 16'h8000;
-    wire         timed_out = (now - d_time) >= TO;
+    // seq_age in 1..2^15, as bit logic (not a second carry chain behind the subtraction)
+    wire         is_older = seq_age != 16'd0 && (!seq_age[15] || seq_age[14:0] == 15'd0);
+    wire [TW-1:0] to_diff  = now_to - d_time;   // age - TIMEOUT
+    wire         timed_out = !to_diff[TW-1];
 
     // ---- ACK classification ----
     reg          a_nack;
@@ -186,7 +202,8 @@ module fade_desc #(
     reg  [31:0]  a_pkt;
     reg  [31:0]  a_d;                 // P - tail, registered in D_ACK (no freeing in D_ACK)
     wire [N-1:0] a_slot   = a_pkt[N-1:0];
-    wire         a_sent   = a_d < {{(31-N){1'b0}}, n_sent};
+    // a_d < n_sent (<= 2^N) as the high bits all zero and an (N+1)-bit compare, not a 32-bit one
+    wire         a_sent   = a_d[31:N+1] == {(31-N){1'b0}} && a_d[N:0] < n_sent;
     wire         a_stale  = a_d[31] || (a_sent && conf[a_slot]);
 
     assign ack_ready = dstate == D_IDLE;
@@ -194,13 +211,19 @@ module fade_desc #(
     wire free_it = tail != fill && conf[tail_slot] && !(tx_busy && tx_busy_slot == tail_slot) &&
                    dstate != D_ACK;
 
+    wire fill_inc = (word_in && fill_cnt == 10'd1023) || (stop_req && room);
+    wire snd_inc  = tx_take && !c_want;
+
     always @(posedge clk) begin
         now          <= now + 1'b1;
+        now_to       <= now_to + 1'b1;
+        n_valid      <= n_valid + {{N{1'b0}}, fill_inc} - {{N{1'b0}}, free_it};
+        n_sent       <= n_sent + {{N{1'b0}}, snd_inc} - {{N{1'b0}}, free_it};
         c_avail      <= have_want || snd != fill;
         c_want       <= have_want;
         c_pkt        <= next_pkt;
         c_last       <= last_valid && next_slot == last_pkt[N-1:0];   // slots are unique in the buffer
-        c_reason     <= have_want ? reason[2 * want_slot +: 2] : R_NEW;
+        c_reason     <= have_want ? want_reason : R_NEW;
         ev_ack       <= 1'b0;
         ev_nack      <= 1'b0;
         ev_ack_stale <= 1'b0;
@@ -286,6 +309,7 @@ module fade_desc #(
         if (free_it) begin
             conf[tail_slot]   <= 1'b0;
             resend[tail_slot] <= 1'b0;
+            sent[tail_slot]   <= 1'b0;
             tail              <= tail + 1'b1;
             if (last_valid && tail == last_pkt) begin
                 last_valid <= 1'b0;
@@ -297,7 +321,10 @@ module fade_desc #(
         if (tx_take) begin
             seq_ctr         <= seq_ctr + 1'b1;
             resend[tx_slot] <= 1'b0;
-            if (!c_want) snd <= snd + 1'b1;
+            if (snd_inc) begin
+                snd                <= snd + 1'b1;
+                sent[snd[N-1:0]]   <= 1'b1;
+            end
         end
 
         if (start_pulse && state == S_IDLE) begin
@@ -306,8 +333,11 @@ module fade_desc #(
             snd      <= PKT_INIT;
             fill     <= PKT_INIT;
             fill_cnt <= 10'd0;
+            n_valid  <= {(N+1){1'b0}};
+            n_sent   <= {(N+1){1'b0}};
             conf     <= {M{1'b0}};
             resend   <= {M{1'b0}};
+            sent     <= {M{1'b0}};
             seq_ctr  <= SEQ_INIT;
         end
 
@@ -317,15 +347,19 @@ module fade_desc #(
             snd        <= PKT_INIT;
             fill       <= PKT_INIT;
             fill_cnt   <= 10'd0;
+            n_valid    <= {(N+1){1'b0}};
+            n_sent     <= {(N+1){1'b0}};
             stop_req   <= 1'b0;
             last_valid <= 1'b0;
             last_pkt   <= 32'd0;
             last_nwords <= 10'd0;
             conf       <= {M{1'b0}};
             resend     <= {M{1'b0}};
+            sent       <= {M{1'b0}};
             reason     <= {2*M{1'b0}};
             seq_ctr    <= SEQ_INIT;
             now        <= {TW{1'b0}};
+            now_to     <= {TW{1'b0}} - TO;
             c_avail    <= 1'b0;
             c_want     <= 1'b0;
             c_last     <= 1'b0;

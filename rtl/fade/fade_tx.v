@@ -15,16 +15,27 @@
 // delay = 0 there is one idle cycle between frames when the MAC is always ready).
 // Delay adaptation: every DA_WINDOW data frames, if more than DA_HI were retransmissions the
 // delay grows by DA_STEP (up to DA_MAX); if fewer than DA_LO, it shrinks by DA_STEP (down to
-// DA_MIN). It starts at DA_INIT after reset.
+// DA_MIN), in the cycle after the frame's choice. It starts at DA_INIT after reset.
 //
 // Abort (the RESET command): a frame in progress ends on its next beat with tlast and
-// tuser[0] = 1, so the MAC sends it with a bad FCS (stomped) and the host never sees it.
+// tuser[0] = 1, so the MAC sends it with a bad FCS (stomped) and the host never sees it; the
+// reader stops and its FIFO and reads in flight are dropped.
 //
-// Latency: tx_take (choice) -> first beat valid on m_eth 2 cycles later. The RAM read of a word
-//   happens when the output register advances, so any m_eth_tready pattern is followed at one
-//   beat per cycle.
-// Throughput: one beat per cycle while m_eth_tready is high; delay + 1 idle cycles between
-//   frames when the MAC is always ready.
+// Packet RAM: ram_rdata must be a 2-cycle read (ram_sdp with OUT_REG = 1, as fade_core has it):
+//   the word of a read issued with ram_ren in cycle i is on ram_rdata in cycle i + 2. It goes
+//   through one more plain register (rd_word_q: the routing from the block RAMs, spread over the
+//   device, gets a cycle of its own) into an 8-word FIFO (LUT RAM), so neither the RAM nor that
+//   routing reaches the frame logic, and m_eth_tready does not reach the RAM's enable or
+//   address. A reader runs ahead of the output: from the cycle after the choice it reads the
+//   frame's words (1,024, or nwords for a LAST packet) one per cycle, as long as fewer than 8
+//   words are read or in flight and not yet sent (a credit count in a register).
+//
+// Latency: tx_take (choice) -> first beat valid on m_eth 2 cycles later (the header does not wait
+//   for the RAM: word 0 is read in the cycle after the choice, in the FIFO 4 cycles later, and
+//   needed for beat 5). A word read in cycle i can be sent (taken from the FIFO) from cycle i + 4.
+// Throughput: one beat per cycle while m_eth_tready is high, under any m_eth_tready pattern (the
+//   loop from a word taken from the FIFO to the read it allows and that word's arrival is 5
+//   cycles, the FIFO holds 8); delay + 1 idle cycles between frames when the MAC is always ready.
 // Bad input: nothing is checked: tx_* (from fade_desc) and rsp_* are trusted and taken only at the
 //   choice; peer_mac and cfg_local_mac are read while the header beats are produced. tx_abort
 //   while idle only resets the delay adaptation (delay = DA_INIT).
@@ -112,11 +123,12 @@ module fade_tx #(
     reg  [31:0]  f_pkt;
     reg  [63:0]  f_rval;
     reg  [15:0]  gap;
+    reg          gap_z;         // gap == 0 (a register: timing)
     reg  [15:0]  da_frames, da_retx;
     reg  [63:0]  hdr_q;
     reg          sel_ram;
 
-    wire choose  = !busy && gap == 16'd0 && !tx_abort;
+    wire choose  = !busy && gap_z && !tx_abort;
     assign tx_take  = choose && tx_avail;
     assign rsp_take = (tx_take || (choose && rsp_valid)) && rsp_valid;
     assign tx_busy      = busy && !is_resp;
@@ -163,35 +175,107 @@ module fade_tx #(
 
     // The data part starts on a beat boundary (FADE_DATA_DATA_OFF = 40 = 5 beats).
     localparam [10:0] HDR_BEATS = `FADE_DATA_DATA_OFF / 8;
-    wire        adv       = !m_eth_tvalid || m_eth_tready;
-    wire        produce   = busy && adv;
-    wire [10:0] end_beat  = is_resp ? RESP_BEATS - 11'd1 : DATA_BEATS - 11'd1;
-    // The RAM read of the current beat (from_ram) and its word address are registers, formed with
-    // the beat counter's next value, so the counter's compares do not feed the block RAMs' enable
-    // and address. word_q = beat - HDR_BEATS (beats 5..1028 -> words 0..1023).
-    reg  [9:0]  word_q;
+
+    // Packet RAM reader (see the header): rd_word is the next word to read, rd_end the frame's last
+    // one; rd_v1 / rd_v2 / rd_v3 mark the reads issued 1 / 2 / 3 cycles ago (rd_v2: the word is on
+    // ram_rdata and goes into rd_word_q; rd_v3: rd_word_q goes into the FIFO); rd_count counts the
+    // words read (or in flight) and not yet sent.
+    reg          rd_active;
+    reg  [9:0]   rd_word;
+    reg  [9:0]   rd_end;
+    reg          rd_v1, rd_v2, rd_v3;
+    reg  [63:0]  rd_word_q;
+    reg  [3:0]   rd_count;      // 0..8
+    reg  [63:0]  fifo [0:7];
+    reg  [3:0]   f_wr, f_rd;    // FIFO pointers with a wrap bit
+    reg  [63:0]  data_q;        // the RAM word on m_eth (sel_ram)
+    wire         issue    = rd_active && !rd_count[3];
+    wire         f_any    = f_wr != f_rd;
+    assign ram_ren   = issue;
+    assign ram_raddr = {slot, rd_word};
+
+    // The output register: one beat per cycle when it is free or taken, and (for a data word) the
+    // word is in the FIFO. from_ram_q (this beat is a packet word) is a register: the next beat
+    // is one if it is past the header (beat >= HDR_BEATS - 1 now) and words are left (ram_left:
+    // the packet words still to send, 1,024 or nwords at the choice, 0 for a RESP frame).
     reg         from_ram_q;
+    reg  [10:0] ram_left;
+    wire        adv       = !m_eth_tvalid || m_eth_tready;
+    wire        need_ram  = from_ram_q && !abort_q;
+    wire        produce   = busy && adv && (!need_ram || f_any);
+    wire        pop       = produce && need_ram;
+    wire [10:0] end_beat  = is_resp ? RESP_BEATS - 11'd1 : DATA_BEATS - 11'd1;
     wire        start     = tx_take || (choose && rsp_valid);
-    wire [10:0] beat_d    = produce ? beat + 11'd1 : (start ? 11'd0 : beat);
-    wire        is_resp_d = start ? !tx_take : is_resp;
-    wire        is_last_d = start ? tx_last : is_last;
-    wire [9:0]  nwords_d  = start ? tx_nwords : nwords;
-    wire [9:0]  word_d    = beat_d[9:0] - HDR_BEATS[9:0];
-    wire        from_ram  = from_ram_q;
-    assign ram_ren   = produce && from_ram && !abort_q;
-    assign ram_raddr = {slot, word_q};
+    wire        in_data   = beat >= HDR_BEATS - 11'd1;
+    wire        more_ram  = from_ram_q ? ram_left != 11'd1 : ram_left != 11'd0;
 
     always @(posedge clk) begin
-        word_q     <= word_d;
-        from_ram_q <= !is_resp_d && beat_d >= HDR_BEATS && !(is_last_d && word_d >= nwords_d);
-        if (rst) begin
-            word_q     <= 10'd0;
+        if (produce) begin
+            from_ram_q <= in_data && more_ram;
+        end else if (start) begin
             from_ram_q <= 1'b0;
         end
-    end
-    assign m_eth_tdata = sel_ram ? ram_rdata : hdr_q;
+        if (pop) begin
+            ram_left <= ram_left - 11'd1;
+        end
+        if (start) begin
+            ram_left <= !tx_take ? 11'd0 : (tx_last ? {1'b0, tx_nwords} : 11'd1024);
+        end
 
-    wire [15:0] retx_total = da_retx + (tx_reason != R_NEW ? 16'd1 : 16'd0);
+        rd_v1     <= issue;
+        rd_v2     <= rd_v1;
+        rd_v3     <= rd_v2;
+        rd_word_q <= ram_rdata;
+        rd_count  <= rd_count + {3'b000, issue} - {3'b000, pop};
+        if (issue) begin
+            rd_word <= rd_word + 10'd1;
+            if (rd_word == rd_end) begin
+                rd_active <= 1'b0;
+            end
+        end
+        if (rd_v3) begin
+            fifo[f_wr[2:0]] <= rd_word_q;
+            f_wr <= f_wr + 4'd1;
+        end
+        if (pop) begin
+            data_q <= fifo[f_rd[2:0]];
+            f_rd   <= f_rd + 4'd1;
+        end
+        if (start) begin
+            rd_word   <= 10'd0;
+            rd_end    <= tx_last ? tx_nwords - 10'd1 : 10'd1023;
+            rd_active <= tx_take && !(tx_last && tx_nwords == 10'd0);
+        end
+        if (tx_abort || rst) begin
+            rd_active <= 1'b0;
+            rd_v1     <= 1'b0;
+            rd_v2     <= 1'b0;
+            rd_v3     <= 1'b0;
+            rd_count  <= 4'd0;
+            f_wr      <= 4'd0;
+            f_rd      <= 4'd0;
+        end
+        if (rst) begin
+            from_ram_q <= 1'b0;
+            ram_left   <= 11'd0;
+            rd_word    <= 10'd0;
+            rd_end     <= 10'd0;
+            data_q     <= 64'd0;
+            rd_word_q  <= 64'd0;
+        end
+    end
+    assign m_eth_tdata = sel_ram ? data_q : hdr_q;
+
+    // Delay adaptation one cycle after the choice (da_take, da_is_retx: timing; the next frame is
+    // chosen 8 or more cycles later, so no frame sees the difference). With retx_total = da_retx
+    // + da_is_retx, the compares against HI and LO are formed from da_retx and constants.
+    reg         da_take, da_is_retx;
+    wire [15:0] retx_total = da_retx + {15'd0, da_is_retx};
+    wire        da_hi      = da_is_retx ? da_retx >= HI : da_retx > HI;
+    // Waiver: with LO = 0 or 1 (LO = 1 is the default) a compare is against 0, constant by design.
+    /* verilator lint_off UNSIGNED */
+    wire        da_lo      = da_is_retx ? (LO != 16'd0 && da_retx < LO - 16'd1) : da_retx < LO;
+    /* verilator lint_on UNSIGNED */
 
     always @(posedge clk) begin
         ev_tx_data    <= 1'b0;
@@ -201,7 +285,10 @@ module fade_tx #(
         ev_tx_resp    <= 1'b0;
         if (adv) m_eth_tvalid <= 1'b0;
 
-        if (!busy && gap != 16'd0) gap <= gap - 16'd1;
+        if (!busy && !gap_z) begin
+            gap   <= gap - 16'd1;
+            gap_z <= gap == 16'd1;
+        end
 
         if (start) begin
             busy    <= 1'b1;
@@ -222,20 +309,24 @@ module fade_tx #(
             ev_tx_early   <= tx_reason == R_EARLY;
             ev_tx_nack    <= tx_reason == R_NACK;
             ev_tx_timeout <= tx_reason == 2'd3;
-            if (da_frames + 16'd1 >= WIN) begin
+        end else if (choose && rsp_valid) begin
+            ev_tx_resp <= 1'b1;
+        end
+        da_take    <= tx_take;
+        da_is_retx <= tx_reason != R_NEW;
+        if (da_take) begin
+            if (da_frames >= WIN - 16'd1) begin
                 da_frames <= 16'd0;
                 da_retx   <= 16'd0;
-                if (retx_total > HI) begin
+                if (da_hi) begin
                     delay <= (delay > DMAX - STEP) ? DMAX : delay + STEP;
-                end else if (retx_total < LO) begin
+                end else if (da_lo) begin
                     delay <= (delay < DMIN + STEP) ? DMIN : delay - STEP;
                 end
             end else begin
                 da_frames <= da_frames + 16'd1;
                 da_retx   <= retx_total;
             end
-        end else if (choose && rsp_valid) begin
-            ev_tx_resp <= 1'b1;
         end
 
         if (produce) begin
@@ -243,7 +334,7 @@ module fade_tx #(
             m_eth_tkeep  <= (is_resp && beat == end_beat) ? 8'h0F : 8'hFF;
             m_eth_tlast  <= beat == end_beat || abort_q;
             m_eth_tuser  <= abort_q;
-            sel_ram      <= from_ram && !abort_q;
+            sel_ram      <= need_ram;
             if (beat < HDR_BEATS || is_resp) begin
                 hdr_q <= hb[64 * beat[2:0] +: 64];
             end else if (beat == DATA_BEATS - 11'd1) begin
@@ -256,12 +347,14 @@ module fade_tx #(
                 busy    <= 1'b0;
                 abort_q <= 1'b0;
                 gap     <= abort_q ? 16'd0 : delay;
+                gap_z   <= abort_q || delay == 16'd0;
             end
         end
 
         if (tx_abort) begin
             abort_q   <= busy;
             gap       <= 16'd0;
+            gap_z     <= 1'b1;
             delay     <= DINIT;
             da_frames <= 16'd0;
             da_retx   <= 16'd0;
@@ -282,9 +375,12 @@ module fade_tx #(
             f_rcsn       <= 16'd0;
             f_rval       <= 64'd0;
             gap          <= 16'd0;
+            gap_z        <= 1'b1;
             delay        <= DINIT;
             da_frames    <= 16'd0;
             da_retx      <= 16'd0;
+            da_take      <= 1'b0;
+            da_is_retx   <= 1'b0;
             hdr_q        <= 64'd0;
             sel_ram      <= 1'b0;
             m_eth_tvalid <= 1'b0;

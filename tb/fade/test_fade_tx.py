@@ -1,7 +1,9 @@
 """fade_tx: random packets (new/retransmitted, data/LAST) and responses offered at random times,
-random MAC backpressure, a Python packet RAM; frames checked byte for byte against the frame
-formats, the delay adaptation against a Python model, first beat exactly 2 cycles after the
-choice (tx_take), and the inter-frame gap (delay + 1 idle cycles) with the MAC always ready."""
+random MAC backpressure, a Python packet RAM with the 2-cycle read of ram_sdp OUT_REG = 1; frames
+checked byte for byte against the frame formats, the delay adaptation against a Python model,
+first beat exactly 2 cycles after the choice (tx_take), one beat per cycle within a frame and the
+inter-frame gap (delay + 1 idle cycles) with the MAC always ready, and abort (frames after it
+intact)."""
 import cocotb
 from cocotb.triggers import ClockCycles, FallingEdge, RisingEdge
 from cocotb.utils import get_sim_time
@@ -101,14 +103,17 @@ class Bench:
         cocotb.start_soon(self._mon())
 
     async def _ram(self):
-        """ram_sdp: rdata = mem[raddr] registered at the edge where ren is high."""
+        """ram_sdp with OUT_REG = 1 (as fade_core has it): a read sampled at the edge where ren is
+        high shows on rdata after the next edge; rdata holds otherwise."""
         d = self.dut
+        pending = None  # the word read at the previous edge (in the RAM's read register)
         while True:
             await FallingEdge(d.clk)  # ren / raddr settled (the sink drives tready at the edge)
             nxt = ram_word(int(d.ram_raddr.value)) if high(d.ram_ren) else None
             await RisingEdge(d.clk)
-            if nxt is not None:
-                d.ram_rdata.value = nxt
+            if pending is not None:
+                d.ram_rdata.value = pending
+            pending = nxt
 
     async def _mon(self):
         d = self.dut
@@ -237,6 +242,8 @@ async def delay_and_gap(dut):
     p = params()
     assert p["DA_MAX"] in delays and delays[-1] < p["DA_MAX"], delays
     assert [s - t for s, t in zip(b.starts, b.takes)] == [LATENCY] * len(expected)
+    # one beat per cycle within a frame (no bubble while the packet RAM reader runs ahead)
+    assert [e - s for s, e in zip(b.starts, b.ends)] == [(len(g.tdata) + 7) // 8 - 1 for g in got]
     # inter-frame gap: delay (as in force when the frame ended = the next header's delay) + 2
     hdr_delay = [F.layout("data").unpack(bytes(g.tdata))["delay"] if len(g.tdata) > 60 else None for g in got]
     gaps = [(b.starts[i + 1] - b.ends[i], hdr_delay[i + 1]) for i in range(len(got) - 1) if hdr_delay[i + 1] is not None]
@@ -246,7 +253,8 @@ async def delay_and_gap(dut):
 
 @cocotb.test()
 async def abort_mid_frame(dut):
-    """tx_abort: the frame in progress ends on its next beat with tlast and tuser[0] = 1."""
+    """tx_abort: the frame in progress ends on its next beat with tlast and tuser[0] = 1; the frames
+    after it are complete and right."""
     r, b = await setup(dut)
     b.sink.set_pause_generator(pauses(r, 0.3))
     items = random_items(r, 1, p_rsp=0.0)
@@ -259,6 +267,13 @@ async def abort_mid_frame(dut):
     (g,) = await collect(b, 1)
     assert last_user(g) == 1 and len(g.tdata) < 8232
     assert int(dut.delay.value) == params()["DA_INIT"]
+    # the reader's words of the aborted frame are dropped: the next frames are intact
+    items = random_items(r, 4)
+    expected, _ = await b.drive(items, avail_p=0.3)
+    got = await collect(b, len(expected))
+    for i, (g, e) in enumerate(zip(got, expected)):
+        assert bytes(g.tdata) == e, f"frame {i} after the abort"
+        assert last_user(g) == 0
 
 
 DA = {"DA_WINDOW": 4, "DA_HI": 2, "DA_LO": 1, "DA_STEP": 3, "DA_MIN": 1, "DA_MAX": 10, "DA_INIT": 4}
