@@ -46,6 +46,91 @@ def starts_in(d: int, c: int):
     return [lane for lane in (0, 4) if (c >> lane) & 1 and (d >> 8 * lane) & 0xFF == 0xFB]
 
 
+class ClientTxMonitor:
+    """The client side of a 10G MAC's transmit path (s_axis), shared by the bench and the TX test.
+
+    Per frame offered: the cycle of its first tvalid, the cycles of its accepted beats, and after
+    how many beats the client first dropped tvalid inside it (`gap`, an underrun; None if never).
+    It also drives the per-frame timestamp sideband (s_axis_ts_insert / s_axis_ts_offset), which
+    must show a frame's values while that frame is offered: `queue_side` appends a frame's values,
+    and they are applied when the frame before it has been accepted."""
+
+    def __init__(self, dut):
+        self.dut = dut
+        self.frames = []   # dict: first_valid, accepts, gap
+        self.side = []     # per frame queued: (ts_insert, ts_offset)
+        self._cur = None
+        self._apply(0)
+
+    def _apply(self, idx):
+        ins, off = self.side[idx] if idx < len(self.side) else (0, 0)
+        self.dut.s_axis_ts_insert.value = ins
+        self.dut.s_axis_ts_offset.value = off
+
+    @property
+    def current(self):
+        """The frame being offered (first_valid, accepts so far, gap), or None between frames."""
+        return self._cur
+
+    def queue_side(self, ts_insert: int = 0, ts_offset: int = 0):
+        self.side.append((ts_insert, ts_offset))
+        if len(self.side) == len(self.frames) + 1 and self._cur is None:
+            self._apply(len(self.frames))
+
+    def sample(self, cycle: int):
+        """Once per cycle, right after the rising edge: the handshake of the cycle that ended."""
+        dut = self.dut
+        if high(dut.rst):
+            return
+        v, r, last = high(dut.s_axis_tvalid), high(dut.s_axis_tready), high(dut.s_axis_tlast)
+        if v and self._cur is None:
+            self._cur = {"first_valid": cycle, "accepts": [], "gap": None}
+        if v and r:
+            self._cur["accepts"].append(cycle)
+            if last:
+                self.frames.append(self._cur)
+                self._cur = None
+                self._apply(len(self.frames))
+        elif self._cur is not None and self._cur["accepts"] and not v and self._cur["gap"] is None:
+            self._cur["gap"] = len(self._cur["accepts"])
+
+
+class ClientRxMonitor:
+    """The client side of a 10G MAC's receive path (m_axis, no tready), shared by the bench and
+    the RX test: whole frames (data, tuser of the last beat, m_axis_ts, cycle of the first beat),
+    with the stream's rules checked on every beat (contiguous tkeep, only the last beat partial,
+    m_axis_ts constant inside a frame)."""
+
+    def __init__(self, dut):
+        self.dut = dut
+        self.frames = []   # dict: data, tuser, ts, first
+        self._cur = None
+
+    def sample(self, cycle: int):
+        """Once per cycle, in ReadOnly after the rising edge that starts `cycle`."""
+        dut = self.dut
+        if high(dut.rst):
+            self._cur = None
+            return
+        if not high(dut.m_axis_tvalid):
+            return
+        keep = int(dut.m_axis_tkeep.value)
+        n = bin(keep).count("1")
+        assert keep == (1 << n) - 1 and n > 0, f"tkeep {keep:02x}"
+        ts = int(dut.m_axis_ts.value)
+        if self._cur is None:
+            self._cur = {"data": bytearray(), "ts": ts, "first": cycle}
+        assert ts == self._cur["ts"], "m_axis_ts changed inside a frame"
+        self._cur["data"] += int(dut.m_axis_tdata.value).to_bytes(8, "little")[:n]
+        if high(dut.m_axis_tlast):
+            self._cur["tuser"] = int(dut.m_axis_tuser.value)
+            self._cur["data"] = bytes(self._cur["data"])
+            self.frames.append(self._cur)
+            self._cur = None
+        elif n != 8:
+            raise AssertionError("partial beat without tlast")
+
+
 class Mac10g:
     """eth_mac_10g with its bus models and one cycle-exact monitor of both directions.
 
@@ -57,8 +142,7 @@ class Mac10g:
         self.rx_source = quiet(XgmiiSource(dut.xgmii_rxd, dut.xgmii_rxc, dut.clk, dut.rst)) if rx_source else None
         self.tx_sink = quiet(XgmiiSink(dut.xgmii_txd, dut.xgmii_txc, dut.clk, dut.rst))
         self.client = quiet(AxiStreamSource(AxiStreamBus.from_prefix(dut, "s_axis"), dut.clk, dut.rst))
-        for name, v in (("ts_now", 0), ("cfg_tx_ifg", 12), ("cfg_rx_max_len", 1518),
-                        ("s_axis_ts_insert", 0), ("s_axis_ts_offset", 0)):
+        for name, v in (("ts_now", 0), ("cfg_tx_ifg", 12), ("cfg_rx_max_len", 1518)):
             getattr(dut, name).value = v
         if not rx_source:
             dut.xgmii_rxd.value = int.from_bytes(b"\x07" * 8, "little")
@@ -66,71 +150,42 @@ class Mac10g:
         self.cycle = 0
         self.rx_starts = []  # (cycle, lane, ps) of /S/ on the RX pins
         self.tx_starts = []  # (cycle, lane, ps) of /S/ on the TX pins
-        self.rx_frames = []  # dict: data, tuser, ts, first
-        self.tx_in = []      # per client frame: first_valid, accepts, gap
+        self.tx_client = ClientTxMonitor(dut)
+        self.rx_client = ClientRxMonitor(dut)
+        self.rx_frames = self.rx_client.frames  # dict: data, tuser, ts, first
+        self.tx_in = self.tx_client.frames      # per client frame: first_valid, accepts, gap
         self.tx_ts = []
         self.rx_pauses = []
-        self.side = []
         self.rx_sent = []
         self._rx_ifgs = []
         self.loop = None     # callable(d, c) -> None: loop TX pins into RX pins (one cycle later)
-        self._cur_rx = None
-        self._cur_tx = None
         cocotb.start_soon(self._monitor())
-
-    def _side(self, idx):
-        ins, off = self.side[idx] if idx < len(self.side) else (0, 0)
-        self.dut.s_axis_ts_insert.value = ins
-        self.dut.s_axis_ts_offset.value = off
 
     async def _monitor(self):
         dut = self.dut
         while True:
             await RisingEdge(dut.clk)
-            if not high(dut.rst):
-                v, r, last = high(dut.s_axis_tvalid), high(dut.s_axis_tready), high(dut.s_axis_tlast)
-                if v and self._cur_tx is None:
-                    self._cur_tx = {"first_valid": self.cycle, "accepts": [], "gap": None}
-                if v and r:
-                    self._cur_tx["accepts"].append(self.cycle)
-                    if last:
-                        self.tx_in.append(self._cur_tx)
-                        self._cur_tx = None
-                        self._side(len(self.tx_in))
-                elif self._cur_tx is not None and self._cur_tx["accepts"] and not v and self._cur_tx["gap"] is None:
-                    self._cur_tx["gap"] = len(self._cur_tx["accepts"])
+            self.tx_client.sample(self.cycle)
             self.cycle += 1
             now = int(get_sim_time("ps"))
             dut.ts_now.value = fp(now)
             if self.loop is not None:
                 self.loop()
             await ReadOnly()
+            self.rx_client.sample(self.cycle)
             if high(dut.rst):
-                self._cur_rx = None
                 continue
             for lane in starts_in(int(dut.xgmii_rxd.value), int(dut.xgmii_rxc.value)):
                 self.rx_starts.append((self.cycle, lane, now))
             for lane in starts_in(int(dut.xgmii_txd.value), int(dut.xgmii_txc.value)):
                 self.tx_starts.append((self.cycle, lane, now))
-            if high(dut.m_axis_tvalid):
-                n = bin(int(dut.m_axis_tkeep.value)).count("1")
-                if self._cur_rx is None:
-                    self._cur_rx = {"data": bytearray(), "ts": int(dut.m_axis_ts.value), "first": self.cycle}
-                self._cur_rx["data"] += int(dut.m_axis_tdata.value).to_bytes(8, "little")[:n]
-                if high(dut.m_axis_tlast):
-                    self._cur_rx["tuser"] = int(dut.m_axis_tuser.value)
-                    self._cur_rx["data"] = bytes(self._cur_rx["data"])
-                    self.rx_frames.append(self._cur_rx)
-                    self._cur_rx = None
             if high(dut.tx_ts_valid):
                 self.tx_ts.append(int(dut.tx_ts.value))
             if high(dut.rx_pause_valid):
                 self.rx_pauses.append((self.cycle, int(dut.rx_pause_quanta.value)))
 
     async def send_tx(self, payload: bytes, bad: bool = False, ts_insert: int = 0, ts_offset: int = 0):
-        self.side.append((ts_insert, ts_offset))
-        if len(self.side) == len(self.tx_in) + 1 and self._cur_tx is None:
-            self._side(len(self.tx_in))
+        self.tx_client.queue_side(ts_insert, ts_offset)
         await self.client.send(AxiStreamFrame(payload, tuser=[0] * (len(payload) - 1) + [int(bad)]))
 
     def send_rx(self, frame: XgmiiFrame, ifg: int = 12):

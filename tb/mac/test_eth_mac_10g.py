@@ -91,7 +91,7 @@ async def counters(dut):
             n0 = len(mac.tx_in)
             await mac.send_tx(p)
             stop = r.randint(1, -(-size // 8) - 2)
-            while mac._cur_tx is None or len(mac._cur_tx["accepts"]) < stop:
+            while mac.tx_client.current is None or len(mac.tx_client.current["accepts"]) < stop:
                 await RisingEdge(dut.clk)
             mac.client.pause = True
             await ClockCycles(dut.clk, 2)

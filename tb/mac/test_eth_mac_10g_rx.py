@@ -11,7 +11,7 @@ from cocotb.triggers import ClockCycles, ReadOnly, RisingEdge
 from cocotb.utils import get_sim_time
 from cocotbext.eth import XgmiiFrame, XgmiiSource
 
-from fastpath.bench.mac_cocotb_10g import bad_case
+from fastpath.bench.mac_cocotb_10g import ClientRxMonitor, bad_case, starts_in
 from fastpath.models import eth10g
 from fastpath.models.eth10g import PAUSE_DA, fp, pause_frame, rx_expect, with_fcs
 from fastpath.sim import runner
@@ -30,7 +30,8 @@ class Rx:
         dut.ts_now.value = 0
         dut.cfg_rx_max_len.value = 1518
         self.starts = []  # (cycle of the /S/ word, lane, sim time of that cycle in ps)
-        self.frames = []  # dicts: data, tuser, ts, first (cycle of the first beat)
+        self.client = ClientRxMonitor(dut)
+        self.frames = self.client.frames  # dicts: data, tuser, ts, first (cycle of the first beat)
         self.status = []
         self.pauses = []  # (cycle, quanta)
         self.bad_preamble = 0
@@ -47,35 +48,14 @@ class Rx:
     async def _monitor(self):
         dut = self.dut
         cycle = 0
-        cur = None
         while True:
             await RisingEdge(dut.clk)
             await ReadOnly()
             cycle += 1
             if str(dut.xgmii_rxc.value).count("x") == 0 and not high(dut.rst):
-                d, c = int(dut.xgmii_rxd.value), int(dut.xgmii_rxc.value)
-                for lane in (0, 4):
-                    if (c >> lane) & 1 and (d >> 8 * lane) & 0xFF == 0xFB:
-                        self.starts.append((cycle, lane, get_sim_time("ps")))
-            if high(dut.rst):
-                cur = None
-            if high(dut.m_axis_tvalid):
-                keep = int(dut.m_axis_tkeep.value)
-                n = bin(keep).count("1")
-                assert keep == (1 << n) - 1 and n > 0, f"tkeep {keep:02x}"
-                data = int(dut.m_axis_tdata.value).to_bytes(8, "little")[:n]
-                ts = int(dut.m_axis_ts.value)
-                if cur is None:
-                    cur = {"data": bytearray(), "ts": ts, "first": cycle}
-                assert ts == cur["ts"], "m_axis_ts changed inside a frame"
-                cur["data"] += data
-                if high(dut.m_axis_tlast):
-                    cur["tuser"] = int(dut.m_axis_tuser.value)
-                    cur["data"] = bytes(cur["data"])
-                    self.frames.append(cur)
-                    cur = None
-                elif n != 8:
-                    raise AssertionError("partial beat without tlast")
+                for lane in starts_in(int(dut.xgmii_rxd.value), int(dut.xgmii_rxc.value)):
+                    self.starts.append((cycle, lane, get_sim_time("ps")))
+            self.client.sample(cycle)
             if high(dut.rx_status_valid):
                 st = {k: int(getattr(dut, f"rx_status_{k}").value) for k in STATUS}
                 st["len"] = int(dut.rx_status_len.value)

@@ -16,6 +16,7 @@ from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 from scapy.packet import Raw
 
+from fastpath.bench.mac_cocotb_10g import ClientTxMonitor
 from fastpath.models import eth10g
 from fastpath.models.eth10g import dic_starts, fp, tx_wire
 from fastpath.sim import runner
@@ -31,13 +32,11 @@ class Tx:
         self.dut = dut
         self.source = AxiStreamSource(AxiStreamBus.from_prefix(dut, "s_axis"), dut.clk, dut.rst)
         self.sink = XgmiiSink(dut.xgmii_txd, dut.xgmii_txc, dut.clk, dut.rst)
-        for name, v in (("ts_now", 0), ("cfg_tx_ifg", 12), ("pause_valid", 0), ("pause_quanta", 0),
-                        ("s_axis_ts_insert", 0), ("s_axis_ts_offset", 0)):
+        for name, v in (("ts_now", 0), ("cfg_tx_ifg", 12), ("pause_valid", 0), ("pause_quanta", 0)):
             getattr(dut, name).value = v
-        self.side = []  # per frame sent: (ts_insert, ts_offset)
+        self.client = ClientTxMonitor(dut)
         self.cycle = 0
-        self.frames_in = []  # per client frame: dict(first_valid, accepts=[cycles], gap=bool)
-        self._cur = None
+        self.frames_in = self.client.frames  # per client frame: dict(first_valid, accepts=[cycles], gap)
         self.starts = []  # (cycle, lane, sim time of the cycle in ps) of each /S/ on the pins
         self.tx_ts = []
         self.status = []
@@ -45,28 +44,12 @@ class Tx:
         self.pause_at = {}  # cycle -> quanta: pause_valid pulses to drive
         cocotb.start_soon(self._monitor())
 
-    def _side(self, idx):
-        ins, off = self.side[idx] if idx < len(self.side) else (0, 0)
-        self.dut.s_axis_ts_insert.value = ins
-        self.dut.s_axis_ts_offset.value = off
-
     async def _monitor(self):
         dut = self.dut
         while True:
             await RisingEdge(dut.clk)
             # values sampled by this edge: the client handshake of the cycle that just ended
-            if not high(dut.rst):
-                v, r, last = high(dut.s_axis_tvalid), high(dut.s_axis_tready), high(dut.s_axis_tlast)
-                if v and self._cur is None:
-                    self._cur = {"first_valid": self.cycle, "accepts": [], "gap": None}
-                if v and r:
-                    self._cur["accepts"].append(self.cycle)
-                    if last:
-                        self.frames_in.append(self._cur)
-                        self._cur = None
-                        self._side(len(self.frames_in))
-                elif self._cur is not None and self._cur["accepts"] and not v and self._cur["gap"] is None:
-                    self._cur["gap"] = len(self._cur["accepts"])  # underrun after this many beats
+            self.client.sample(self.cycle)
             self.cycle += 1
             dut.ts_now.value = fp(get_sim_time("ps"))
             q = self.pause_at.pop(self.cycle, None)
@@ -91,9 +74,7 @@ class Tx:
     async def send(self, payload: bytes, bad=False, ts_insert=0, ts_offset=0, empty_tail=0):
         """Queue a client frame; `empty_tail` garbage bytes with tkeep 0 end it (a last beat
         with tkeep = 0 when len(payload) is a multiple of 8)."""
-        self.side.append((ts_insert, ts_offset))
-        if len(self.side) == len(self.frames_in) + 1 and self._cur is None:
-            self._side(len(self.frames_in))
+        self.client.queue_side(ts_insert, ts_offset)
         n = len(payload) + empty_tail
         f = AxiStreamFrame(payload + b"\xa5" * empty_tail, tkeep=[1] * len(payload) + [0] * empty_tail,
                            tuser=[0] * (n - 1) + [int(bad)])
@@ -270,7 +251,7 @@ async def stomp_and_underrun(dut):
             before = len(tx.frames_in)
             await tx.send(payload)
             stop = r.randint(1, -(-size // 8) - 2)  # beats before the gap (one more may slip through)
-            while tx._cur is None or len(tx._cur["accepts"]) < stop:
+            while tx.client.current is None or len(tx.client.current["accepts"]) < stop:
                 await RisingEdge(dut.clk)
             tx.source.pause = True
             await ClockCycles(dut.clk, r.randint(1, 6))
