@@ -38,6 +38,8 @@
 //   cycles, the FIFO holds 8); delay + 1 idle cycles between frames when the MAC is always ready.
 // Bad input: nothing is checked: tx_* (from fade_desc) and rsp_* are trusted and taken only at the
 //   choice; peer_mac and cfg_local_mac are read while the header beats are produced. tx_abort
+//   cuts only a frame that goes on past the cycle it arrives in (an abort in the cycle that
+//   produces the last beat leaves nothing pending); tx_abort
 //   while idle only resets the delay adaptation (delay = DA_INIT).
 // Parameters: N 2..6; DA_WINDOW 1..65535; DA_HI, DA_LO 0..65535; 0 <= DA_MIN <= DA_INIT <= DA_MAX
 //   < 2^16; DA_STEP >= 0.
@@ -352,7 +354,9 @@ module fade_tx #(
         end
 
         if (tx_abort) begin
-            abort_q   <= busy;
+            // only a frame that goes on past this cycle is cut (one whose last beat is produced
+            // now has ended: an abort left pending would cut the next frame)
+            abort_q   <= busy && !(produce && (beat == end_beat || abort_q));
             gap       <= 16'd0;
             gap_z     <= 1'b1;
             delay     <= DINIT;

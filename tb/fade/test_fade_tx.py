@@ -276,6 +276,34 @@ async def abort_mid_frame(dut):
         assert last_user(g) == 0
 
 
+@cocotb.test()
+async def abort_at_frame_end(dut):
+    """tx_abort in each cycle around the end of a frame (MAC always ready): that frame completes
+    or ends aborted, and the next frame is always complete and right. (An abort in the very cycle
+    that produced a frame's last beat used to stay pending and cut the next frame to one beat.)"""
+    r, b = await setup(dut)
+
+    def rsp():
+        return ("rsp", (C["cmd_user_min"], r.getrandbits(16), r.getrandbits(64)))
+
+    await b.drive([rsp()], avail_p=0.0)
+    (g,) = await collect(b, 1)
+    beats = (len(g.tdata) + 7) // 8
+    for k in range(-3, 4):
+        await b.drive([rsp()], avail_p=0.0)
+        target = b.takes[-1] + beats + k
+        while now() < target:
+            await FallingEdge(dut.clk)
+        dut.tx_abort.value = 1
+        await FallingEdge(dut.clk)
+        dut.tx_abort.value = 0
+        await collect(b, 1)             # the frame the abort met: complete or aborted
+        expected, _ = await b.drive([rsp()], avail_p=0.0)
+        (g,) = await collect(b, 1)
+        assert bytes(g.tdata) == expected[0], f"frame after an abort at offset {k}"
+        assert last_user(g) == 0, f"frame after an abort at offset {k}"
+
+
 DA = {"DA_WINDOW": 4, "DA_HI": 2, "DA_LO": 1, "DA_STEP": 3, "DA_MIN": 1, "DA_MAX": 10, "DA_INIT": 4}
 
 
