@@ -17,7 +17,10 @@
 //
 // Latency:    2 cycles; 3 cycles at 64 bits for an L3 tunnel (the Ethertype is in the 2nd beat).
 //             Every beat first goes through an input register that also holds its registered
-//             tunnel lookup and IP length; the checksum and the header are formed after it.
+//             tunnel lookup and IP length, and the frame's mode and window offsets as the output
+//             stage uses them at the frame's start (flags); the checksum is formed after it and
+//             queued with them as one record per frame (head in a register), the header from the
+//             record when the frame starts, then held in a register for its later beats.
 // Throughput: 1 output beat per cycle, back-to-back frames, every width: the output is longer
 //             than the input by the header, so the input is throttled (s_axis_tready, a register)
 //             to the output's pace through a small buffer.
@@ -25,7 +28,8 @@
 //             from s_axis_tlen leaves with the header already sent and tuser[0] = 1 on its last
 //             beat. An L3-tunnel frame that is not IPv4/IPv6 is dropped and counted.
 // Parameters: DATA_WIDTH 64, 256 or 512; KEEP_WIDTH = DATA_WIDTH/8; USER_WIDTH >= 1;
-//             TUNNELS 1..64; DEST_WIDTH >= clog2(TUNNELS). Configuration inputs are quasi-static.
+//             TUNNELS 1..64; DEST_WIDTH >= clog2(TUNNELS). Configuration inputs are quasi-static:
+//             a change applies to frames whose first beat is accepted 2 or more cycles later.
 `default_nettype none
 
 module gre_encap #(
@@ -103,6 +107,10 @@ module gre_encap #(
     localparam AW = $clog2(DEPTH);
     localparam HMAX = 66;                            // longest outer header: 14 + 40 + 12
     localparam HW = 8 * HMAX;
+    localparam NHB = (HMAX + W - 1) / W;             // beats the longest header spans
+    localparam HPW = NHB * DATA_WIDTH;
+    localparam HBW = 4;
+    localparam [HBW-1:0] NHB_B = NHB[HBW-1:0];
     localparam ET_BEAT = (W == 8) ? 1 : 0;           // beat holding the input's Ethertype
     localparam [CW-1:0] ET_NEED = 14 - 8 * ET_BEAT;  // bytes of that beat up to the Ethertype
 
@@ -135,61 +143,90 @@ module gre_encap #(
     wire             i_t_in = {{(32-DEST_WIDTH){1'b0}}, s_axis_tdest} < TUNNELS;
     wire [DEST_WIDTH-1:0] i_t = i_t_in ? s_axis_tdest : {DEST_WIDTH{1'b0}};
     wire             i_en = i_t_in && cfg_tun_enable[i_t];
-    wire [4:0]       i_glen = 5'd4 + {2'b00, cfg_tun_key_en[i_t], 2'b00} + {2'b00, cfg_tun_seq_en[i_t], 2'b00};
-    wire [15:0]      i_payload = s_axis_tlen - (cfg_tun_l3[i_t] ? 16'd14 : 16'd0);
+    // Per tunnel, from the configuration in registers (g_seq below): what the IP length adds to
+    // the frame length (GRE header, IPv4 header, minus the Ethernet header of an L3 tunnel's
+    // input), the outer header's length H and, for an encapsulated frame, the output's offset T
+    // into the input (H - 14 for L3 tunnels, else H) as the window's start: r = (-T) mod W bytes
+    // and the first beat's base = -ceil(T / W) (see the output stage).
+    reg  [16*TUNNELS-1:0] tun_ipadd;
+    reg  [7*TUNNELS-1:0]  tun_hdlen;
+    reg  [LW*TUNNELS-1:0] tun_r;
+    reg  [8*TUNNELS-1:0]  tun_base;
     // IPv4 total length, or IPv6 payload length
-    wire [15:0]      i_iplen = i_payload + {11'd0, i_glen} + (cfg_tun_ipv6[i_t] ? 16'd0 : 16'd20);
-    // The outer header's length H and, for an encapsulated frame, the output's offset T into the
-    // input (H - 14 for L3 tunnels, else H) as the window's start: r = (-T) mod W bytes and the
-    // first beat's base = -ceil(T / W) (see the output stage).
-    wire [6:0]       i_hdlen = (cfg_tun_ipv6[i_t] ? 7'd54 : 7'd34) + {2'd0, i_glen};
-    wire [7:0]       i_tt = {1'b0, i_hdlen} - (cfg_tun_l3[i_t] ? 8'd14 : 8'd0);
-    wire [LW-1:0]    i_r = -i_tt[LW-1:0];
-    wire [7:0]       i_tb = i_tt >> LW;                         // whole beats in T
-    wire [7:0]       i_base = 8'd0 - i_tb - {7'd0, i_r != {LW{1'b0}}};
+    wire [15:0]      i_iplen = s_axis_tlen + tun_ipadd[16*i_t +: 16];
+    wire [6:0]       i_hdlen = tun_hdlen[7*i_t +: 7];
+    wire [LW-1:0]    i_r = tun_r[LW*i_t +: LW];
+    wire [7:0]       i_base = tun_base[8*i_t +: 8];
+    // The same as the output stage uses them when the frame starts: T = 0 for a passed frame
+    // (a dropped frame uses none of them), and the window's base as flags (base >= 0, base = -1)
+    // so that the start decides from registered bits, not from an 8-bit compare.
+    wire [LW-1:0]    i_r_e = i_en ? i_r : {LW{1'b0}};
+    wire [7:0]       i_base_e = i_en ? i_base : 8'd0;
+    wire [6:0]       i_hl_e = i_en ? i_hdlen : 7'd0;
 
     // Whether the beat holds an IP Ethertype where an L3 tunnel reads it (bytes 12..13 of the
     // frame: beat ET_BEAT, bytes 12 - 8 * ET_BEAT ..), flagged at the input.
     wire [15:0]      i_et = {s_axis_tdata[8*(12-8*ET_BEAT) +: 8], s_axis_tdata[8*(13-8*ET_BEAT) +: 8]};
     wire             i_et_ip = i_et == 16'h0800 || i_et == 16'h86DD;
+    // ... and holds it whole (a last beat may end before byte 13).
+    wire             i_et_ok = i_et_ip && (!in_last || in_cnt >= ET_NEED);
+    // The frame's mode as far as its first beat tells: pass (tunnel disabled), drop (an L3 tunnel
+    // and no IP Ethertype in this beat, when it is the Ethertype's beat), else encapsulate; at
+    // 64 bits an L3 tunnel's Ethertype comes with the next beat (i_l3w: decided at the start).
+    wire             i_l3 = cfg_tun_l3[i_t];
+    wire             i_l3w = ET_BEAT && i_en && i_l3;
+    wire [1:0]       i_mode = !i_en ? M_PASS : (!ET_BEAT && i_l3 && !i_et_ok) ? M_DROP : M_ENCAP;
 
     reg                  d_v;
-    reg                  d_et_ip;
+    reg                  d_first;        // the beat starts a frame
+    reg                  d_et_ok;
+    reg                  d_l3w;
+    reg [1:0]            d_mode;
+    reg                  d_bpos;
+    reg                  d_bm1;
+    reg                  d_rnz;
     reg [DATA_WIDTH-1:0] d_data;
     reg [CW-1:0]         d_cnt;
     reg                  d_last;
     reg [USER_WIDTH-1:0] d_user;
     reg                  d_xbad;
     reg [DEST_WIDTH-1:0] d_t;
-    reg                  d_en;
     reg [15:0]           d_iplen;
     reg [6:0]            d_hdlen;
     reg [LW-1:0]         d_r;
     reg [7:0]            d_base;
     always @(posedge clk) begin
+        d_l3w <= i_l3w;
+        d_mode <= i_mode;
+        d_bpos <= i_base_e == 8'd0;
+        d_bm1 <= i_base_e == 8'hFF;
+        d_rnz <= i_r_e != {LW{1'b0}};
         d_v <= in_fire;
+        d_first <= i_first;
         d_data <= s_axis_tdata;
         d_cnt <= in_cnt;
         d_last <= in_last;
         d_user <= s_axis_tuser;
         d_xbad <= in_xbad;
         d_t <= i_t;
-        d_en <= i_en;
         d_iplen <= i_iplen;
-        d_et_ip <= i_et_ip;
-        d_hdlen <= i_hdlen;
-        d_r <= i_r;
-        d_base <= i_base;
+        d_et_ok <= i_et_ok;
+        d_hdlen <= i_hl_e;
+        d_r <= i_r_e;
+        d_base <= i_base_e;
         if (rst) d_v <= 1'b0;
     end
     // IPv4 header checksum of the beat's frame: the part that does not depend on the frame
     // (0x4500, DF, TTL and protocol, addresses) is summed per tunnel in registers from the
-    // configuration (quasi-static: a change is used from the next cycle); the frame adds its
-    // total length.
+    // configuration (quasi-static: a change is used two cycles later), summed and then folded to
+    // 16 bits (tun_fold); the frame adds its total length with the end-around carry taken by
+    // selecting between the sum and the sum + 1 (one carry chain deep).
     reg  [20*TUNNELS-1:0] tun_csum;
-    wire [19:0]      d_sum = tun_csum[20*d_t +: 20] + {4'd0, d_iplen};
-    wire [16:0]      d_fold1 = {1'b0, d_sum[15:0]} + {13'd0, d_sum[19:16]};
-    wire [15:0]      d_csum = ~(d_fold1[15:0] + {15'd0, d_fold1[16]});
+    reg  [16*TUNNELS-1:0] tun_fold;
+    wire [15:0]      d_tf = tun_fold[16*d_t +: 16];
+    wire [16:0]      d_s0 = {1'b0, d_tf} + {1'b0, d_iplen};
+    wire [15:0]      d_s1 = d_tf + d_iplen + 16'd1;
+    wire [15:0]      d_csum = ~(d_s0[16] ? d_s1 : d_s0[15:0]);
     always @(posedge clk) begin
         if (in_fire) begin
             if (i_first) i_tlen <= s_axis_tlen;
@@ -207,25 +244,23 @@ module gre_encap #(
     reg                  b_last [0:DEPTH-1];
     reg [USER_WIDTH-1:0] b_user [0:DEPTH-1];
     reg                  b_xbad [0:DEPTH-1];
-    reg [DEST_WIDTH-1:0] b_t    [0:DEPTH-1];
-    reg                  b_en   [0:DEPTH-1];
-    reg [15:0]           b_iplen [0:DEPTH-1];
-    reg [15:0]           b_csum [0:DEPTH-1];
-    reg                  b_et_ip [0:DEPTH-1];
-    reg [6:0]            b_hdlen [0:DEPTH-1];
-    reg [LW-1:0]         b_r    [0:DEPTH-1];
-    reg [7:0]            b_base [0:DEPTH-1];
+    reg                  b_et_ok [0:DEPTH-1];
     reg [AW-1:0]         b_wr, b_rd;
+    reg [AW-1:0]         p1_idx;         // b_rd + 1, kept in a register
     reg [AW:0]           b_count;
     wire [AW:0]          b_avail = b_count + {{AW{1'b0}}, d_v};
 
+    // b_count also as a thermometer code (b_th[k] = b_count > k), so the reads' selects and
+    // availability are register bits, not compares on the count the output stage just changed.
+    reg  [DEPTH-1:0]     b_th;
+    integer              k;
+    wire [DEPTH+2:0]     b_th_x = {2'b00, b_th, 1'b1};
+    wire                 p0_buf = b_th[0];
+    wire                 p1_buf = b_th[1];
+    wire                 p0_ok = b_th[0] || d_v;
+    wire                 p1_ok = b_th[1] || (b_th[0] && d_v);
     // Read ports p0 = entry 0, p1 = entry 1 (a beat arriving from the input register in this
     // cycle is read directly).
-    wire [AW-1:0]        p1_idx = b_rd + 1'b1;
-    wire                 p0_buf = b_count != 0;
-    wire                 p1_buf = b_count > 1;
-    wire                 p0_ok = b_avail != 0;
-    wire                 p1_ok = b_avail > 1;
     wire [DATA_WIDTH-1:0] p0_data = p0_buf ? b_data[b_rd]   : d_data;
     wire [DATA_WIDTH-1:0] p1_data = p1_buf ? b_data[p1_idx] : d_data;
     wire [CW-1:0]        p0_cnt  = p0_buf ? b_cnt[b_rd]     : d_cnt;
@@ -236,21 +271,36 @@ module gre_encap #(
     wire [USER_WIDTH-1:0] p1_user = p1_buf ? b_user[p1_idx] : d_user;
     wire                 p0_xbad = p0_buf ? b_xbad[b_rd]    : d_xbad;
     wire                 p1_xbad = p1_buf ? b_xbad[p1_idx]  : d_xbad;
-    wire [DEST_WIDTH-1:0] p0_t   = p0_buf ? b_t[b_rd]       : d_t;
-    wire                 p0_en   = p0_buf ? b_en[b_rd]      : d_en;
-    wire [15:0]          p0_iplen = p0_buf ? b_iplen[b_rd]  : d_iplen;
-    wire [15:0]          p0_csum = p0_buf ? b_csum[b_rd]    : d_csum;
-    wire                 p0_et_ip = p0_buf ? b_et_ip[b_rd]  : d_et_ip;
-    wire                 p1_et_ip = p1_buf ? b_et_ip[p1_idx] : d_et_ip;
-    wire [6:0]           p0_hdlen = p0_buf ? b_hdlen[b_rd]  : d_hdlen;
-    wire [LW-1:0]        p0_r    = p0_buf ? b_r[b_rd]       : d_r;
-    wire [7:0]           p0_base = p0_buf ? b_base[b_rd]    : d_base;
+    wire                 p1_et_ok = p1_buf ? b_et_ok[p1_idx] : d_et_ok;
+
+    // Frame records: what a frame's start needs (tunnel, IP length, checksum, mode, window
+    // offsets and flags), one per frame, taken from its first beat in the input register. They
+    // queue in f_mem in front of a head register fh_rec, so the start reads registers, not LUT
+    // RAM: the frame at p0 starts from fh_rec when p0 is in the buffer (its record is then the
+    // oldest not yet started, in fh_rec), else from the input register's own record.
+    localparam RW = DEST_WIDTH + 16 + 16 + 1 + 2 + 3 + 7 + LW + 8;
+    wire [RW-1:0]        d_rec = {d_t, d_iplen, d_csum, d_l3w, d_mode, d_bpos, d_bm1, d_rnz, d_hdlen,
+                                  d_r, d_base};
+    reg  [RW-1:0]        f_mem [0:DEPTH-1];
+    reg  [RW-1:0]        fh_rec;
+    reg                  fh_v;
+    reg  [AW-1:0]        f_wr, f_rd;
+    reg  [AW:0]          f_cnt;
+    wire [RW-1:0]        p0_rec = p0_buf ? fh_rec : d_rec;
+    wire [DEST_WIDTH-1:0] p0_t;
+    wire [15:0]          p0_iplen, p0_csum;
+    wire                 p0_l3w, p0_bpos, p0_bm1, p0_rnz;
+    wire [1:0]           p0_mode;
+    wire [6:0]           p0_hdlen;
+    wire [LW-1:0]        p0_r;
+    wire [7:0]           p0_base;
+    assign {p0_t, p0_iplen, p0_csum, p0_l3w, p0_mode, p0_bpos, p0_bm1, p0_rnz, p0_hdlen, p0_r,
+            p0_base} = p0_rec;
 
     // -----------------------------------------------------------------------------------------
     // The frame at the head: its tunnel, mode and outer header (used when it starts)
     // -----------------------------------------------------------------------------------------
     wire [DEST_WIDTH-1:0] t = p0_t;  // resolved at the input (0 when out of range)
-    wire             t_en  = p0_en;
     wire             t_v6  = cfg_tun_ipv6[t];
     wire             t_l3  = cfg_tun_l3[t];
     wire             t_k   = cfg_tun_key_en[t];
@@ -262,8 +312,13 @@ module gre_encap #(
     wire [7:0]       t_ttl = cfg_tun_ttl[8*t +: 8];
     wire [31:0]      t_key = cfg_tun_key[32*t +: 32];
 
-    reg  [32*TUNNELS-1:0] seq;       // per-tunnel sequence counters
-    wire [31:0]      t_seq = seq[32*t +: 32];
+    // Per-tunnel sequence counters. A frame's start only sets seq_bump (one flag per tunnel); the
+    // counter moves to seq_p1 (its value + 1, kept ready) in the next cycle, and a frame starting
+    // in that cycle already reads seq_p1: the wide counter enables hang off a register.
+    reg  [32*TUNNELS-1:0] seq;
+    reg  [32*TUNNELS-1:0] seq_p1;
+    reg  [TUNNELS-1:0]    seq_bump;
+    wire [31:0]      t_seq = seq_bump[t] ? seq_p1[32*t +: 32] : seq[32*t +: 32];
 
     // The input's Ethertype (L3 tunnels): bytes 12..13, in beat ET_BEAT.
     wire [15:0]      et_in;
@@ -274,22 +329,21 @@ module gre_encap #(
             assign et_in = {p0_data[8*12 +: 8], p0_data[8*13 +: 8]};
         end
     endgenerate
-    wire             et_have = ET_BEAT ? (!p0_last && p1_ok && (!p1_last || p1_cnt >= ET_NEED))
-                                       : (!p0_last || p0_cnt >= ET_NEED);
-    wire             et_ok = et_have && (ET_BEAT ? p1_et_ip : p0_et_ip);
-    wire             hd_wait = ET_BEAT && t_en && t_l3 && !p0_last && !p1_ok;
-    wire [1:0]       hd_mode = !t_en ? M_PASS : (t_l3 && !et_ok) ? M_DROP : M_ENCAP;
+    // The mode was decided at the input (p0_mode), except at 64 bits on an L3 tunnel (p0_l3w):
+    // the start waits for the second beat and drops the frame unless it holds an IP Ethertype.
+    wire             et_ok = !p0_last && p1_ok && p1_et_ok;
+    wire             hd_wait = p0_l3w && !p0_last && !p1_ok;
+    wire [1:0]       hd_mode = (p0_l3w && !et_ok) ? M_DROP : p0_mode;
 
-    // Outer header bytes (byte j at hd[8j +: 8]).
+    // Outer header bytes (byte j at hd[8j +: 8]), padded to whole beats.
     wire [15:0]      proto = t_l3 ? et_in : 16'h6558;
     wire [15:0]      v4_tot = p0_iplen;
     wire [15:0]      v6_plen = p0_iplen;
     wire [15:0]      v4_csum = p0_csum;
     wire [95:0]      gre_key_seq = t_k ? {t_key, t_seq, 32'd0} : {t_seq, 64'd0};
     wire [127:0]     gre_hdr = {1'b0, 1'b0, t_k, t_s, 4'd0, 8'd0, proto, gre_key_seq};  // 16 bytes max
-    wire [6:0]       hd_len = p0_hdlen;
 
-    reg [HW-1:0]     hd;             // built big-endian below, then byte-reversed into hd
+    reg [HPW-1:0]    hd;             // built big-endian below, then byte-reversed into hd
     reg [HW-1:0]     hd_be;
     always @* begin
         hd_be = {HW{1'b0}};
@@ -301,60 +355,74 @@ module gre_encap #(
                                    t_ttl, 8'd47, v4_csum, t_src[31:0], t_dst[31:0]};
         if (t_v6) hd_be[HW-1-8*54 -: 96] = gre_hdr[127 -: 96];
         else      hd_be[HW-1-8*34 -: 128] = gre_hdr;
+        hd = {HPW{1'b0}};
         for (i = 0; i < HMAX; i = i + 1) hd[8*i +: 8] = hd_be[HW-1-8*i -: 8];
     end
 
     // Output byte o: o < H (header length): header byte o; else input byte o - T with
     // T = H - (14 for L3 tunnels, else 0). Beat n reads the window {next, head} >> 8r where
     // head = input beat base = floor((nW - T) / W) and r = (-T) mod W; a passed frame is T = 0.
-    // (precomputed at the input for an encapsulation: p0_r, p0_base)
-    wire             hd_enc = hd_mode == M_ENCAP;
-    wire [LW-1:0]    hd_r = hd_enc ? p0_r : {LW{1'b0}};
-    wire signed [7:0] hd_base = hd_enc ? $signed(p0_base) : 8'sd0;
+    // (precomputed at the input: p0_r, p0_base and its flags p0_bpos (base >= 0), p0_bm1
+    // (base = -1), p0_rnz (r != 0), p0_hdlen = H; all 0 for a passed frame)
 
     // -----------------------------------------------------------------------------------------
     // Output stage
     // -----------------------------------------------------------------------------------------
+    // The first beat of a frame takes its header bytes from hd; the whole header is registered
+    // in st_hd in every cycle no frame is active (so in the cycle a frame starts: no wide enable
+    // on the start decision), and the frame's later beats select their header beat st_hb from it.
     reg              st_act;
     reg [1:0]        st_mode;
     reg signed [7:0] st_base;
+    reg              st_bpos, st_bm1, st_rnz;
     reg [LW-1:0]     st_r;
     reg [6:0]        st_hleft;
-    reg [HW-1:0]     st_hd;
+    reg [HBW-1:0]    st_hb;
+    reg [HPW-1:0]    st_hd;
 
     wire [1:0]       c_mode = st_act ? st_mode : hd_mode;
-    wire signed [7:0] c_base = st_act ? st_base : hd_base;
-    wire [LW-1:0]    c_r = st_act ? st_r : hd_r;
-    wire [6:0]       c_hleft = st_act ? st_hleft : (hd_mode == M_ENCAP ? hd_len : 7'd0);
-    wire [HW-1:0]    c_hd = st_act ? st_hd : hd;
+    wire signed [7:0] c_base = st_act ? st_base : $signed(p0_base);
+    wire             c_bpos = st_act ? st_bpos : p0_bpos;  // head = p0, next = p1
+    wire             c_bm1 = st_act ? st_bm1 : p0_bm1;     // head = none, next = p0
+    wire             r_nz = st_act ? st_rnz : p0_rnz;
+    wire [LW-1:0]    c_r = st_act ? st_r : p0_r;
+    wire [6:0]       c_hleft = st_act ? st_hleft : p0_hdlen;
+    reg  [DATA_WIDTH-1:0] hd_beat;
+    integer          j;
+    always @* begin
+        hd_beat = {DATA_WIDTH{1'b0}};
+        for (j = 1; j < NHB; j = j + 1)
+            if (st_hb == j[HBW-1:0]) hd_beat = st_hd[DATA_WIDTH*j +: DATA_WIDTH];
+    end
+    wire [DATA_WIDTH-1:0] c_hd = st_act ? hd_beat : hd[DATA_WIDTH-1:0];
 
-    wire             r_nz = c_r != {LW{1'b0}};
-    wire             b_pos = c_base >= 0;                 // head = p0, next = p1
-    wire             b_m1 = c_base == -1;                 // head = none, next = p0
-    wire [DATA_WIDTH-1:0] w_head = b_pos ? p0_data : {DATA_WIDTH{1'b0}};
-    wire [DATA_WIDTH-1:0] w_next = b_pos ? p1_data : p0_data;
+    // Selects between the two read ports are written as AND-OR, not as muxes: Yosys merges two
+    // LUT RAM reads feeding a mux into one read whose address then waits for the select.
+    wire [DATA_WIDTH-1:0] w_head = c_bpos ? p0_data : {DATA_WIDTH{1'b0}};
+    wire [DATA_WIDTH-1:0] w_next = (p1_data & {DATA_WIDTH{c_bpos}}) | (p0_data & {DATA_WIDTH{!c_bpos}});
     /* verilator lint_off UNUSEDSIGNAL */  // only the low half of the shifted pair is the window
     wire [2*DATA_WIDTH-1:0] win2 = {w_next, w_head} >> {c_r, 3'b000};
     /* verilator lint_on UNUSEDSIGNAL */
     wire [DATA_WIDTH-1:0] win = win2[DATA_WIDTH-1:0];
-    wire             head_last = b_pos && p0_last;
-    wire             next_last = r_nz && (b_pos ? p1_last : b_m1 && p0_last);
-    wire [CW-1:0]    next_cnt = b_pos ? p1_cnt : p0_cnt;
+    wire             head_last = c_bpos && p0_last;
+    wire             next_last = r_nz && ((c_bpos && p1_last) || (c_bm1 && p0_last));
+    wire [CW-1:0]    next_cnt = (p1_cnt & {CW{c_bpos}}) | (p0_cnt & {CW{!c_bpos}});
     wire             next_fits = next_last && next_cnt <= {1'b0, c_r};
     wire             fin = head_last || next_fits;
     wire [CW:0]      vb = head_last ? {1'b0, p0_cnt} - {1'b0, {(CW-LW){1'b0}}, c_r}
                         : next_fits ? WB1 - {1'b0, {(CW-LW){1'b0}}, c_r} + {1'b0, next_cnt}
                         : WB1;
-    wire             step_ok = b_pos ? (p0_ok && (!r_nz || p0_last || p1_ok))
-                                     : (!b_m1 || !r_nz || p0_ok);
+    wire             step_ok = c_bpos ? (p0_ok && (!r_nz || p0_last || p1_ok))
+                                      : (!c_bm1 || !r_nz || p0_ok);
 
     reg [DATA_WIDTH-1:0] o_data;
     always @* begin
         for (i = 0; i < W; i = i + 1)
             o_data[8*i +: 8] = (i < c_hleft) ? c_hd[8*i +: 8] : win[8*i +: 8];
     end
-    wire             fin_xbad = head_last ? p0_xbad : (b_pos ? p1_xbad : p0_xbad);
-    wire [USER_WIDTH-1:0] o_user_last = (head_last || !b_pos ? p0_user : p1_user)
+    wire             u_p0 = head_last || !c_bpos;    // the frame's last input beat is p0, else p1
+    wire             fin_xbad = (u_p0 && p0_xbad) || (!u_p0 && p1_xbad);
+    wire [USER_WIDTH-1:0] o_user_last = (p0_user & {USER_WIDTH{u_p0}}) | (p1_user & {USER_WIDTH{!u_p0}})
                                       | (c_mode == M_ENCAP && fin_xbad ? U_BAD : U_NONE);
 
     reg                  m_valid;
@@ -367,6 +435,7 @@ module gre_encap #(
     reg          go, out_ld, done, take;
     reg [1:0]    pop;
     wire [AW:0]  pop_w = {{(AW-1){1'b0}}, pop};
+    wire         f_push = d_v && d_first && !(take && !p0_buf);  // a record to keep
     always @* begin
         go = 1'b0;
         out_ld = 1'b0;
@@ -382,7 +451,7 @@ module gre_encap #(
                 go = 1'b1;
                 out_ld = 1'b1;
                 done = fin;
-                pop = fin ? (head_last ? 2'd1 : b_pos ? 2'd2 : 2'd1) : (b_pos ? 2'd1 : 2'd0);
+                pop = fin ? (head_last ? 2'd1 : c_bpos ? 2'd2 : 2'd1) : (c_bpos ? 2'd1 : 2'd0);
             end
             take = go && !st_act;
         end
@@ -395,18 +464,37 @@ module gre_encap #(
             b_last[b_wr] <= d_last;
             b_user[b_wr] <= d_user;
             b_xbad[b_wr] <= d_xbad;
-            b_t[b_wr]    <= d_t;
-            b_en[b_wr]   <= d_en;
-            b_iplen[b_wr] <= d_iplen;
-            b_csum[b_wr] <= d_csum;
-            b_et_ip[b_wr] <= d_et_ip;
-            b_hdlen[b_wr] <= d_hdlen;
-            b_r[b_wr]    <= d_r;
-            b_base[b_wr] <= d_base;
+            b_et_ok[b_wr] <= d_et_ok;
             b_wr <= b_wr + 1'b1;
         end
         b_rd <= b_rd + pop_w[AW-1:0];
+        p1_idx <= p1_idx + pop_w[AW-1:0];
+
+        // Frame records: a start from the input register's record (buffer empty) consumes it;
+        // otherwise the head is consumed and refilled from the queue, or from the input register.
+        if (!fh_v || take) begin
+            if (f_cnt != 0) begin
+                fh_rec <= f_mem[f_rd];
+                f_rd <= f_rd + 1'b1;
+            end else begin
+                fh_rec <= d_rec;
+            end
+            fh_v <= f_cnt != 0 || f_push;
+        end
+        // f_mem[f_wr] is free: written in every cycle (no enable from the output stage), kept
+        // by moving f_wr when the record is queued.
+        f_mem[f_wr] <= d_rec;
+        if (f_push && !((!fh_v || take) && f_cnt == 0)) f_wr <= f_wr + 1'b1;
+        f_cnt <= f_cnt + {{AW{1'b0}}, f_push && !((!fh_v || take) && f_cnt == 0)}
+                       - {{AW{1'b0}}, (!fh_v || take) && f_cnt != 0};
         b_count <= b_avail - pop_w;
+        for (k = 0; k < DEPTH; k = k + 1)
+            case ({pop, d_v})
+                3'b001:         b_th[k] <= b_th_x[k];        // + 1
+                3'b000, 3'b011: b_th[k] <= b_th_x[k + 1];    // + 0
+                3'b010, 3'b101: b_th[k] <= b_th_x[k + 2];    // - 1
+                default:        b_th[k] <= b_th_x[k + 3];    // - 2
+            endcase
         // Room for one more beat besides the one entering the input register now, not counting
         // this cycle's pop (one cycle pessimistic, which keeps the output stage out of this path).
         tready_q <= {1'b0, b_avail} + {{AW{1'b0}}, in_fire} < DEPTH;
@@ -415,29 +503,41 @@ module gre_encap #(
             st_act <= !done;
             st_mode <= c_mode;
             st_base <= c_base < 0 ? c_base + 8'sd1 : 8'sd0;
+            st_bpos <= c_bpos || c_bm1;
+            st_bm1 <= c_base == -8'sd2;
+            st_rnz <= r_nz;
             st_r <= c_r;
             st_hleft <= c_hleft > W7 ? c_hleft - W7 : 7'd0;
-            st_hd <= c_hd >> (8 * W);
+            if (!st_act) st_hb <= {{(HBW-1){1'b0}}, 1'b1};
+            else if (st_hb != NHB_B) st_hb <= st_hb + 1'b1;
         end
+        if (!st_act) st_hd <= hd;
 
         stat_valid <= go && done;
         stat_reason <= c_mode == M_DROP ? S_DROP : c_mode == M_PASS ? S_PASS
                      : fin_xbad ? S_BAD_LENGTH : S_ENCAP;
 
-        if (out_ld) begin
+        // The output register loads whenever it may (its contents only count with m_valid), so
+        // the wide enable is can_out, not the output stage's decision.
+        if (can_out) begin
             m_data <= o_data;
             m_keep <= ~({KEEP_WIDTH{1'b1}} << (fin ? vb : WB1));
             m_last <= fin;
             m_user <= fin ? o_user_last : p0_user;
-            m_valid <= 1'b1;
-        end else if (m_axis_tready) begin
-            m_valid <= 1'b0;
         end
+        if (out_ld) m_valid <= 1'b1;
+        else if (m_axis_tready) m_valid <= 1'b0;
 
         if (rst) begin
             b_wr <= {AW{1'b0}};
             b_rd <= {AW{1'b0}};
+            p1_idx <= {{(AW-1){1'b0}}, 1'b1};
             b_count <= {(AW+1){1'b0}};
+            b_th <= {DEPTH{1'b0}};
+            fh_v <= 1'b0;
+            f_wr <= {AW{1'b0}};
+            f_rd <= {AW{1'b0}};
+            f_cnt <= {(AW+1){1'b0}};
             tready_q <= 1'b0;
             st_act <= 1'b0;
             stat_valid <= 1'b0;
@@ -449,15 +549,36 @@ module gre_encap #(
     generate
         for (gt = 0; gt < TUNNELS; gt = gt + 1) begin : g_seq
             always @(posedge clk) begin
-                if (rst)
+                seq_bump[gt] <= take && hd_mode == M_ENCAP && t_s && {{(32-DEST_WIDTH){1'b0}}, t} == gt;
+                if (seq_bump[gt]) begin
+                    seq[32*gt +: 32] <= seq_p1[32*gt +: 32];
+                    seq_p1[32*gt +: 32] <= seq_p1[32*gt +: 32] + 1'b1;
+                end
+                if (rst) begin
+                    seq_bump[gt] <= 1'b0;
                     seq[32*gt +: 32] <= 32'd0;
-                else if (take && hd_mode == M_ENCAP && t_s && {{(32-DEST_WIDTH){1'b0}}, t} == gt)
-                    seq[32*gt +: 32] <= t_seq + 1'b1;
+                    seq_p1[32*gt +: 32] <= 32'd1;
+                end
+            end
+            wire [4:0]    g_glen = 5'd4 + {2'b00, cfg_tun_key_en[gt], 2'b00} + {2'b00, cfg_tun_seq_en[gt], 2'b00};
+            wire [6:0]    g_hdlen = (cfg_tun_ipv6[gt] ? 7'd54 : 7'd34) + {2'd0, g_glen};
+            wire [7:0]    g_tt = {1'b0, g_hdlen} - (cfg_tun_l3[gt] ? 8'd14 : 8'd0);
+            wire [LW-1:0] g_r = -g_tt[LW-1:0];
+            wire [7:0]    g_tb = g_tt >> LW;                    // whole beats in T
+            always @(posedge clk) begin
+                tun_ipadd[16*gt +: 16] <= {11'd0, g_glen} + (cfg_tun_ipv6[gt] ? 16'd0 : 16'd20)
+                                        - (cfg_tun_l3[gt] ? 16'd14 : 16'd0);
+                tun_hdlen[7*gt +: 7] <= g_hdlen;
+                tun_r[LW*gt +: LW] <= g_r;
+                tun_base[8*gt +: 8] <= 8'd0 - g_tb - {7'd0, g_r != {LW{1'b0}}};
             end
             always @(posedge clk)
                 tun_csum[20*gt +: 20] <= 20'h08500 + {4'd0, cfg_tun_ttl[8*gt +: 8], 8'h2F}
                                        + {4'd0, cfg_tun_src[128*gt+16 +: 16]} + {4'd0, cfg_tun_src[128*gt +: 16]}
                                        + {4'd0, cfg_tun_dst[128*gt+16 +: 16]} + {4'd0, cfg_tun_dst[128*gt +: 16]};
+            wire [16:0] tun_f1 = {1'b0, tun_csum[20*gt +: 16]} + {13'd0, tun_csum[20*gt+16 +: 4]};
+            always @(posedge clk)
+                tun_fold[16*gt +: 16] <= tun_f1[15:0] + {15'd0, tun_f1[16]};
         end
     endgenerate
 
