@@ -12,14 +12,24 @@
 // register (the old head, or the pushed word) except in the cycle after a pop of a FIFO with 2 or
 // more entries, when it is the RAM's read data. For a caller whose pop is late in its cycle
 // (node_buffer's free list, popped by the admission).
+// HEAD_REG = 2: `head` is always a register (the same values as with HEAD_REG = 0 while `empty`
+// is low), so a reader of the head starts from a flip-flop, not from the RAM's clock-to-out; pop
+// does not reach the RAM's read address either. The RAM is read every cycle at the entry after
+// the head (a register of its own); a pop of 2+ entries loads that read data into the head
+// register, or the word pushed in the cycle before when that word is the entry after the head
+// (one entry and a push: the RAM's read at that edge missed it). The RAM read is at the new
+// address from the edge after a pop, so the caller must not pop in two consecutive cycles
+// (node_buffer's output queues: an output pops at most once in 3 cycles).
 //
 // Latency:    1 cycle (an entry pushed at a rising edge is `head` right after it when the FIFO
 //             was empty).
-// Throughput: one push and one pop per cycle at any fill level.
+// Throughput: one push and one pop per cycle at any fill level (HEAD_REG = 2: one pop per two
+//             cycles).
 // Bad input:  pushing into a full FIFO (count == DEPTH without a pop) or popping an empty one is
 //             the caller's error and corrupts the pointers; node_buffer never does either. `head`
-//             is undefined while `empty` is high.
-// Parameters: WIDTH >= 1; DEPTH a power of two, 2..2^20; HEAD_REG 0 or 1. count is
+//             is undefined while `empty` is high. HEAD_REG = 2: a pop in the cycle after a pop
+//             is the caller's error too (the head would be a stale entry).
+// Parameters: WIDTH >= 1; DEPTH a power of two, 2..2^20; HEAD_REG 0, 1 or 2. count is
 //             $clog2(DEPTH)+1 bits.
 `default_nettype none
 
@@ -47,8 +57,8 @@ module node_buf_fifo #(
         if (DEPTH < 2 || DEPTH > (1 << 20) || (DEPTH & (DEPTH - 1)) != 0) begin : g_bad_depth
             PARAMETER_ERROR_DEPTH_must_be_a_power_of_2_from_2_to_2_pow_20 u_error();
         end
-        if (HEAD_REG != 0 && HEAD_REG != 1) begin : g_bad_head_reg
-            PARAMETER_ERROR_HEAD_REG_must_be_0_or_1 u_error();
+        if (HEAD_REG < 0 || HEAD_REG > 2) begin : g_bad_head_reg
+            PARAMETER_ERROR_HEAD_REG_must_be_0_1_or_2 u_error();
         end
     endgenerate
 
@@ -115,7 +125,7 @@ module node_buf_fifo #(
                 byp_data_q <= push_data;
             end
             assign head = byp_q ? byp_data_q : rdata;
-        end else begin : g_head_reg
+        end else if (HEAD_REG == 1) begin : g_head_reg
             // rd1_q = rd_q + 1, the entry after the head: the RAM reads it at every edge, so
             // after a pop the new head is the read data, unless that slot is written at the same
             // edge (one entry, and a push) or the FIFO becomes empty.
@@ -135,6 +145,32 @@ module node_buf_fifo #(
                 // not popped: the head stays (or the pushed word becomes it in an empty FIFO);
                 // popped with one entry: the pushed word (if any) is the next head
                 h_q <= (empty_q || (pop && !multi)) ? push_data : head;
+            end
+        end else begin : g_head_always_reg
+            // rd1_q = rd_q + 1, as in HEAD_REG = 1; the RAM's read data is the entry after the
+            // head in every cycle that follows a cycle without a pop, except when that entry was
+            // written at the last edge (s_byp_q: pushed while the FIFO held one entry; a pop in
+            // that cycle is excluded by the caller, and a push with a pop of one entry makes the
+            // pushed word the head instead)
+            reg  [AW-1:0]    rd1_q;
+            reg  [WIDTH-1:0] h_q, s_q;
+            reg              s_byp_q;
+            wire             multi = count_q[AW:1] != {AW{1'b0}};   // 2 or more entries
+            assign raddr = rd1_q;
+            assign head  = h_q;
+            always @(posedge clk) begin
+                if (rst) begin
+                    rd1_q <= {{(AW-1){1'b0}}, 1'b1};
+                end else if (pop) begin
+                    rd1_q <= rd1_q + 1'b1;
+                end
+                s_byp_q <= push && count_q == ONE;
+                s_q     <= push_data;
+                if (empty_q || (pop && !multi)) begin
+                    h_q <= push_data;            // (not pushed: empty, h_q is not looked at)
+                end else if (pop) begin
+                    h_q <= s_byp_q ? s_q : rdata;
+                end
             end
         end
     endgenerate

@@ -42,8 +42,9 @@
 // datapaths when both have work, so an idle datapath costs nothing), in two stages: C chooses
 // the op from registered state and registers the choice; R, the next cycle, forms the chosen
 // output's target address (queue head or next pointer), reads the segment RAM, next pointer
-// and reference counts there and pops the queue (START). Each TX datapath picks, in round robin
-// over its outputs, one output with work:
+// and the target's copy count there (kept by the reader until it releases that segment),
+// reads the copies done of cur (the release) and pops the queue (START). Each TX datapath
+// picks, in round robin over its outputs, one output with work:
 //   START  no packet: pop the packet head (prio 1 queue first), send that segment;
 //   SEND   the segment after cur is stored: send it and release cur;
 //   FINISH cur is the last segment: release it, the packet is done.
@@ -528,10 +529,12 @@ module node_buffer #(
     );
 
     // reference count, part 1: copies of the segment's frame, its src_port and generation
-    // (writer only)
+    // (writer only). Read with the segment (at the target of START / SEND): the reader keeps them
+    // for its cur (r_rgen, r_rsrc, r_rtm1) until it releases it, so the release does not wait
+    // for this RAM.
     ram_sdp #(.ADDR_WIDTH(AW), .DATA_WIDTH(OW + NCW + 1)) u_ref_ram (
         .clk(clk), .wen(store), .waddr(wa), .wdata({wgen, src_o, ncopies}),
-        .ren(1'b1), .raddr(rd_rel_addr), .rdata(ref_rdata)
+        .ren(rd_seg_en), .raddr(rd_seg_addr), .rdata(ref_rdata)
     );
 
     // reference count, part 2: copies already done (readers only; 0 after the init sweep and
@@ -558,9 +561,13 @@ module node_buffer #(
     genvar g;
     generate
         for (g = 0; g < 2 * NOUT; g = g + 1) begin : g_queue
+            // the head is a register (HEAD_REG = 2), so SCHED's stage R starts from flip-flops;
+            // that mode needs no pop in the cycle after a pop, and a queue is only popped by a
+            // START of its output, at most once in 3 cycles (one op per output in C..P1)
             node_buf_fifo #(
-                .WIDTH(AW),
-                .DEPTH(QUEUE_DEPTH)
+                .WIDTH   (AW),
+                .DEPTH   (QUEUE_DEPTH),
+                .HEAD_REG(2)
             ) u_q (
                 .clk      (clk),
                 .rst      (rst),
@@ -580,7 +587,9 @@ module node_buffer #(
     // Two stages. C (choose): eligibility and the round robins, from registers only; the choice
     // is registered (c_*) and marks its output in flight. R (read): the registered choice's
     // target address (the queue head or the next pointer) reads the segment, next pointer and
-    // linked generation; the release address reads the reference counts; the queue is popped.
+    // linked generation, and the reference count data (copies, src_port, generation; kept per
+    // output for the release of that segment); the release address (cur) reads the copies done;
+    // the queue is popped.
     // P1: the RAM data is valid, the segment goes into the output buffer, the release is done.
     // An output has one op in C..P1 at a time, so its reader state is only changed by that op
     // (R: cur, P1: last/next) and by link broadcasts while it waits.
@@ -588,6 +597,11 @@ module node_buffer #(
     reg  [AW-1:0]   r_cur [0:NOUT-1];
     reg  [AW-1:0]   r_nxt [0:NOUT-1];
     reg  [RCW-1:0]  r_cnt [0:NOUT-1];            // segments in flight (ROOM accounting)
+    // cur's reference count data (u_ref_ram, read with the segment): generation, src_port,
+    // copies - 1
+    reg  [NOUT-1:0] r_rgen;
+    reg  [OW-1:0]   r_rsrc [0:NOUT-1];
+    reg  [NCW-1:0]  r_rtm1 [0:NOUT-1];
 
     wire [DATAPATHS-1:0] fifo_ok;
     reg  [NOUT-1:0] want_start, want_send, want_fin, elig;
@@ -607,23 +621,55 @@ module node_buffer #(
     wire [DATAPATHS*NOUT-1:0] dp_onehot;
     wire [DATAPATHS-1:0] dp_req;
     wire [DATAPATHS-1:0] dp_grant;
+    /* verilator lint_off UNUSEDSIGNAL */  // = |chosen: the registered choice is one-hot (c_oh)
     wire                 iss_v;
+    /* verilator lint_on UNUSEDSIGNAL */
     wire [SIW-1:0]       iss_d;
 
+    // The per-datapath round robin is rr_arbiter's, written out here with the pointer kept as
+    // its mask (rr_q[i] = i >= pointer) and the first request found by prefix ORs instead of
+    // x & -x, so that no carry chain sits in the choice: the first request at or after the
+    // pointer, else the first request; after a used grant at i the pointer is i + 1 (0 after
+    // NOUT - 1). The same grants as rr_arbiter in every cycle.
     generate
         for (g = 0; g < DATAPATHS; g = g + 1) begin : g_sched
             wire [NOUT-1:0] member = members(g);
-            rr_arbiter #(
-                .N(NOUT)
-            ) u_rr (
-                .clk        (clk),
-                .rst        (rst),
-                .req        (elig & member),
-                .ack        (dp_grant[g]),
-                .grant      (dp_onehot[g * NOUT +: NOUT]),
-                .grant_valid(dp_req[g]),
-                .grant_index(dp_pick[g * OW +: OW])
-            );
+            wire [NOUT-1:0] req    = elig & member;
+            reg  [NOUT-1:0] rr_q;
+            reg  [NOUT-1:0] upper, gu, gl, grant, after;
+            reg  [OW-1:0]   gidx;
+            reg             seen_u, seen_r;
+            integer k;
+            always @* begin
+                upper  = req & rr_q;
+                seen_u = 1'b0;
+                seen_r = 1'b0;
+                for (k = 0; k < NOUT; k = k + 1) begin
+                    gu[k]  = upper[k] && !seen_u;
+                    gl[k]  = req[k] && !seen_r;
+                    seen_u = seen_u || upper[k];
+                    seen_r = seen_r || req[k];
+                end
+                grant = seen_u ? gu : gl;
+                gidx  = {OW{1'b0}};
+                after = {NOUT{1'b0}};
+                for (k = 0; k < NOUT; k = k + 1) begin
+                    gidx = gidx | ({OW{grant[k]}} & k[OW-1:0]);
+                end
+                for (k = 1; k < NOUT; k = k + 1) begin
+                    after[k] = after[k - 1] || grant[k - 1];   // k > the granted index
+                end
+            end
+            always @(posedge clk) begin
+                if (rst) begin
+                    rr_q <= {NOUT{1'b1}};
+                end else if (dp_grant[g]) begin
+                    rr_q <= grant[NOUT-1] ? {NOUT{1'b1}} : after;
+                end
+            end
+            assign dp_onehot[g * NOUT +: NOUT] = grant;
+            assign dp_req[g]                   = seen_r;
+            assign dp_pick[g * OW +: OW]       = gidx;
         end
     endgenerate
 
@@ -648,44 +694,67 @@ module node_buffer #(
         end
     end
 
-    reg           c_v, c_start, c_send;
-    reg  [OW-1:0] c_o;
-    reg  [SIW-1:0] c_d;
+    // the choice registered one-hot (c_oh: the op's output; c_st / c_sd: that output's op is a
+    // START / SEND, from the want_* of this cycle), so that stage R selects with AND-ORs and no
+    // decoder; c_o (binary) only goes on to P1
+    reg  [NOUT-1:0] c_oh, c_st, c_sd;
+    reg  [OW-1:0]   c_o;
+    reg  [SIW-1:0]  c_d;
     always @(posedge clk) begin
-        c_o     <= iss_o;
-        c_d     <= iss_d;
-        c_start <= |(chosen & want_start);
-        c_send  <= |(chosen & want_send);
+        c_o  <= iss_o;
+        c_d  <= iss_d;
+        c_oh <= chosen;
+        c_st <= chosen & want_start;
+        c_sd <= chosen & want_send;
         if (rst) begin
-            c_v <= 1'b0;
-        end else begin
-            c_v <= iss_v;
+            c_oh <= {NOUT{1'b0}};
+            c_st <= {NOUT{1'b0}};
+            c_sd <= {NOUT{1'b0}};
         end
     end
 
-    // stage R: the registered choice reads the memories
-    wire          c_read  = c_v && (c_start || c_send);
-    // (selects by c_o, then by c_hi: no shifter over the 2*NOUT queues)
-    reg  [NOUT-1:0]    qempty_hi;
-    reg  [NOUT*AW-1:0] qhead_lo, qhead_hi;
+    // stage R: the registered choice reads the memories. Per output o its target t_tgt[o]: the
+    // head of its prio 1 queue if that is not empty, else of its prio 0 queue (START), or the
+    // segment after cur (SEND); the queue heads are registers (node_buf_fifo HEAD_REG = 2). The
+    // chosen output's target (one-hot AND-OR) addresses the segment RAM.
+    wire            c_v     = |c_oh;
+    wire            c_start = |c_st;
+    wire            c_send  = |c_sd;
+    wire            c_read  = c_start || c_send;
+    reg  [NOUT*AW-1:0] t_tgt;
+    reg  [AW-1:0]   c_tgt, c_rel;
+    reg             c_rgen;
+    reg  [OW-1:0]   c_rsrc;
+    reg  [NCW-1:0]  c_rtm1;
     always @* begin
+        c_tgt  = {AW{1'b0}};
+        c_rel  = {AW{1'b0}};
+        c_rgen = 1'b0;
+        c_rsrc = {OW{1'b0}};
+        c_rtm1 = {NCW{1'b0}};
         for (i = 0; i < NOUT; i = i + 1) begin
-            qempty_hi[i]           = qempty[2 * i + 1];
-            qhead_lo[i * AW +: AW] = qhead[(2 * i) * AW +: AW];
-            qhead_hi[i * AW +: AW] = qhead[(2 * i + 1) * AW +: AW];
+            t_tgt[i * AW +: AW] = !c_st[i] ? r_nxt[i]
+                                : qempty[2 * i + 1] ? qhead[(2 * i) * AW +: AW]
+                                : qhead[(2 * i + 1) * AW +: AW];
+            c_tgt = c_tgt
+                  | ({AW{c_st[i] && !qempty[2 * i + 1]}} & qhead[(2 * i + 1) * AW +: AW])
+                  | ({AW{c_st[i] && qempty[2 * i + 1]}} & qhead[(2 * i) * AW +: AW])
+                  | ({AW{c_sd[i]}} & r_nxt[i]);
+            c_rel = c_rel | ({AW{c_oh[i]}} & r_cur[i]);
+            c_rgen = c_rgen | (c_oh[i] & r_rgen[i]);
+            c_rsrc = c_rsrc | ({OW{c_oh[i]}} & r_rsrc[i]);
+            c_rtm1 = c_rtm1 | ({NCW{c_oh[i]}} & r_rtm1[i]);
         end
     end
-    wire          c_hi    = !qempty_hi[c_o];
-    wire [AW-1:0] c_head  = c_hi ? qhead_hi[c_o * AW +: AW] : qhead_lo[c_o * AW +: AW];
-    wire [AW-1:0] c_tgt   = c_start ? c_head : r_nxt[c_o];
 
     assign rd_seg_en   = c_read;
     assign rd_seg_addr = c_tgt;
-    assign rd_rel_addr = r_cur[c_o];
+    assign rd_rel_addr = c_rel;
 
     always @* begin
-        for (i = 0; i < 2 * NOUT; i = i + 1) begin
-            qpop[i] = c_v && c_start && c_o == i[OW:1] && c_hi == (i % 2 == 1);
+        for (i = 0; i < NOUT; i = i + 1) begin
+            qpop[2 * i]     = c_st[i] && qempty[2 * i + 1];
+            qpop[2 * i + 1] = c_st[i] && !qempty[2 * i + 1];
         end
     end
 
@@ -694,12 +763,20 @@ module node_buffer #(
     reg  [OW-1:0] p1_o;
     reg  [SIW-1:0] p1_d;
     reg  [AW-1:0] p1_rel_addr;
+    reg            p1_rgen;                      // the released segment's reference data
+    reg  [NOUT-1:0] p1_rsrc_hot;
+    reg  [NCW-1:0] p1_rtm1;
     always @(posedge clk) begin
+        p1_rgen     <= c_rgen;
+        p1_rtm1     <= c_rtm1;
+        for (i = 0; i < NOUT; i = i + 1) begin
+            p1_rsrc_hot[i] <= c_rsrc == i[OW-1:0];
+        end
         p1_send     <= c_start || c_send;
         p1_rel      <= !c_start;                 // SEND and FINISH release cur
         p1_o        <= c_o;
         p1_d        <= c_d;
-        p1_rel_addr <= r_cur[c_o];
+        p1_rel_addr <= c_rel;
         if (rst) begin
             p1_v <= 1'b0;
         end else begin
@@ -714,9 +791,7 @@ module node_buffer #(
 
     // release: done + 1, with the value written by the previous release forwarded
     reg  [NCW-1:0] fwd_val;
-    wire           rel_gen   = ref_rdata[OW+NCW];
-    wire [OW-1:0]  rel_src_o = ref_rdata[OW+NCW-1 -: OW];
-    wire [NCW-1:0] rel_total = ref_rdata[NCW-1:0];
+    wire           rel_gen   = p1_rgen;
     // fwd_hit_q: the previous cycle released this address (its value is fwd_val, not yet in the
     // RAM data); compared a cycle ahead (the addresses of the ops in P1 and R), so the RAM data
     // only meets a select
@@ -724,7 +799,9 @@ module node_buffer #(
     wire [NCW-1:0] done_old  = fwd_hit_q ? fwd_val : done_rdata;
     wire [NCW-1:0] done_new  = done_old + 1'b1;
     wire           releasing = p1_v && p1_rel;
-    wire           freeing   = releasing && done_new >= rel_total;
+    // the last copy: done before it = copies - 1 (never more), compared with the RAM data and
+    // with the forwarded value separately
+    wire           freeing   = releasing && (fwd_hit_q ? fwd_val == p1_rtm1 : done_rdata == p1_rtm1);
 
     assign done_wen   = releasing || !init_done_q;
     assign done_waddr = init_done_q ? p1_rel_addr : sweep_q;
@@ -736,7 +813,7 @@ module node_buffer #(
 
     always @(posedge clk) begin
         fwd_val   <= done_wdata;
-        fwd_hit_q <= releasing && !rst && p1_rel_addr == r_cur[c_o];
+        fwd_hit_q <= releasing && !rst && p1_rel_addr == c_rel;
     end
 
     // segments held per src_port: +1 / -1 formed from the register, the events only select
@@ -745,7 +822,7 @@ module node_buffer #(
     always @* begin
         for (i = 0; i < NOUT; i = i + 1) begin
             held_up[i] = store && i_src_hot[i];
-            held_dn[i] = freeing && rel_src_o == i[OW-1:0];
+            held_dn[i] = freeing && p1_rsrc_hot[i];
         end
     end
     always @(posedge clk) begin
@@ -892,21 +969,24 @@ module node_buffer #(
             end else if (p1_v && p1_o == b[OW-1:0]) begin
                 r_inflight[b] <= 1'b0;
             end
-            if (c_v && c_o == b[OW-1:0]) begin
+            if (c_oh[b]) begin
                 // R: START and SEND move to the target
-                if (c_start) begin
+                if (c_st[b]) begin
                     r_active[b] <= 1'b1;
                 end
-                if (c_start || c_send) begin
-                    r_cur[b]  <= c_tgt;
+                if (c_st[b] || c_sd[b]) begin
+                    r_cur[b]  <= t_tgt[b * AW +: AW];
                     r_last[b] <= 1'b0;
                     // a link made at this very edge is not in the memories read now
-                    r_nv[b]   <= link_ev && link_prev == c_tgt;
+                    r_nv[b]   <= link_ev && link_prev == t_tgt[b * AW +: AW];
                     r_nxt[b]  <= link_next;
                 end
             end else if (p1_v && p1_o == b[OW-1:0]) begin
                 if (p1_send) begin
                     r_last[b] <= rd_last;
+                    r_rgen[b] <= ref_rdata[OW+NCW];
+                    r_rsrc[b] <= ref_rdata[OW+NCW-1 -: OW];
+                    r_rtm1[b] <= ref_rdata[NCW-1:0] - 1'b1;
                     if (p1_linked) begin
                         r_nv[b]  <= 1'b1;
                         r_nxt[b] <= next_rdata[AW-1:0];
@@ -923,7 +1003,7 @@ module node_buffer #(
             end
             // ROOM accounting: +1 when read (R), -1 LAG cycles after the m_axis handshake
             r_cnt[b] <= r_cnt[b]
-                + ((c_read && c_o == b[OW-1:0]) ? RC_ONE : RC_ZERO)
+                + ((c_st[b] || c_sd[b]) ? RC_ONE : RC_ZERO)
                 - (dec[b] ? RC_ONE : RC_ZERO);
             if (rst) begin
                 r_active[b]   <= 1'b0;

@@ -1,11 +1,13 @@
 """node_buf_fifo: random push/pop against a Python deque, exact latency, one push and one pop per
-cycle at every fill level, reset mid-stream; with HEAD_REG 0 (read ahead) and 1 (head register).
+cycle at every fill level, reset mid-stream; with HEAD_REG 0 (read ahead), 1 (head register) and
+2 (head always a register; pops at most every other cycle).
 
 A `Fifo` driver runs the ports: before every rising edge (at the falling edge) it checks `empty`,
 `count` and `head` against the model (a deque of the words pushed and not yet popped), then picks
 this cycle's push/pop at random, respecting the module's own flow-control outputs (pop only when
 `empty` is low; push only when count < DEPTH, or together with a pop when count == DEPTH), and
-applies them to the model for the coming edge. So every cycle asserts the stated latency: a word
+applies them to the model for the coming edge. With HEAD_REG 2 the driver never pops in the cycle
+after a pop (the caller's rule of that mode). So every cycle asserts the stated latency: a word
 pushed into an empty FIFO at an edge is `head` (empty low, count 1) right after that edge.
 """
 from collections import deque
@@ -27,6 +29,8 @@ class Fifo:
         self.width = p.get("WIDTH", 12)
         self.depth = p.get("DEPTH", 16)
         self.model = deque()
+        self.pop_gap = p.get("HEAD_REG", 0) == 2  # no pop in the cycle after a pop
+        self.popped = False
         self.pushes = self.pops = 0
         self.stats = {"full": 0, "empty": 0, "push_into_empty": 0, "push_pop_full": 0, "push_pop_one": 0}
         self.idle()
@@ -35,6 +39,7 @@ class Fifo:
         self.dut.push.value = 0
         self.dut.pop.value = 0
         self.dut.push_data.value = 0
+        self.popped = False
 
     def check(self):
         """Outputs (registered; sampled between edges) against the model."""
@@ -55,7 +60,7 @@ class Fifo:
         Returns (pushed, popped)."""
         await FallingEdge(self.dut.clk)
         count, empty = self.check()
-        pop = bool(want_pop) and not empty
+        pop = bool(want_pop) and not empty and not (self.pop_gap and self.popped)
         push = bool(want_push) and (count < self.depth or pop)
         if data is None:
             data = r.getrandbits(self.width) if r else 0
@@ -66,6 +71,7 @@ class Fifo:
             self.stats["push_into_empty"] += count == 0
             self.stats["push_pop_full"] += pop and count == self.depth
             self.stats["push_pop_one"] += pop and count == 1
+        self.popped = pop
         if pop:
             self.model.popleft()
             self.pops += 1
@@ -79,7 +85,7 @@ class Fifo:
             await self.cycle(r.random() < p_push, r.random() < p_pop, r=r)
 
     async def drain(self):
-        for _ in range(self.depth + 1):
+        for _ in range(2 * self.depth + 2):
             await self.cycle(False, True)
         await self.cycle(False, False)
         assert not self.model
@@ -139,8 +145,9 @@ async def latency(dut):
 
 @cocotb.test()
 async def throughput(dut):
-    """At every fill level 1..DEPTH: one push and one pop in every cycle for a long run, the level
-    stays, every word comes out in order (the model checks head every cycle)."""
+    """At every fill level 1..DEPTH: one push and one pop in every cycle for a long run (HEAD_REG 2:
+    in every other cycle, the cycles between idle), the level stays, every word comes out in order
+    (the model checks head every cycle)."""
     r = rng()
     f = await setup(dut)
     for level in range(1, f.depth + 1):
@@ -148,6 +155,8 @@ async def throughput(dut):
             assert (await f.cycle(True, False, r=r)) == (True, False)
         for _ in range(60):
             assert (await f.cycle(True, True, r=r)) == (True, True), f"level {level}: no push+pop"
+            if f.pop_gap:
+                await f.cycle(False, False)
         assert len(f.model) == level
     await f.drain()
 
@@ -180,6 +189,9 @@ PARAMS = [
     dict(WIDTH=33, DEPTH=2),   # smallest FIFO: bypass and full cases every few cycles
     dict(WIDTH=11, DEPTH=16, HEAD_REG=1),  # node_buffer's free list: the pop off the RAM address
     dict(WIDTH=33, DEPTH=2, HEAD_REG=1),
+    dict(WIDTH=10, DEPTH=16, HEAD_REG=2),  # node_buffer's output queues: head always a register
+    dict(WIDTH=33, DEPTH=2, HEAD_REG=2),
+    dict(WIDTH=7, DEPTH=4, HEAD_REG=2),
 ]
 
 
