@@ -274,6 +274,11 @@ module gre_decap #(
     wire        is6 = tag1 ? et2 == 16'h86DD : tag0 ? et1 == 16'h86DD : et0 == 16'h86DD;
     // The IP header's first 24 bytes (ipw byte j = frame byte l2 + j).
     wire [8*24-1:0] ipw = tag1 ? hn[8*22 +: 8*24] : tag0 ? hn[8*18 +: 8*24] : hn[8*14 +: 8*24];
+    wire [3:0]      ihl0 = ipw[3:0];                  // IPv4 IHL
+    // Where the GRE header starts, worked out here so that stage 1 shifts by a register:
+    // g = l2 + IP header length = 34 + 4m, m = 0..12 (m > 12 only when the IP header is
+    // rejected anyway).
+    wire [3:0]      gm0 = {2'b00, tags} + (is4 ? ihl0 - 4'd5 : 4'd5);
 
     // IPv4 header checksum, step 1: the sum of each dword t at frame bytes 14 + 4t (the IPv4
     // header is dwords tags .. tags + IHL - 1 of these; they end by byte 82).
@@ -286,9 +291,20 @@ module gre_decap #(
                                      + {1'b0, hn[8*(16+4*gn) +: 8], hn[8*(17+4*gn) +: 8]};
         end
     endgenerate
+    // Which of those dwords are inside the IPv4 header (tags <= t < tags + IHL), worked out here
+    // from this stage's tags and IHL so that stage 1 only masks.
+    wire [NT-1:0] dmask;
+    generate
+        for (gn = 0; gn < NT; gn = gn + 1) begin : g_dmask0
+            localparam [4:0] T = gn;
+            wire [4:0] rel = T - {3'd0, tags};        // wraps to >= 30 below the header
+            assign dmask[gn] = rel < {1'b0, ihl0};
+        end
+    endgenerate
 
-    localparam AXW = FW + 7 + 1 + 1 + 2 + 7 + 1 + 1 + 8*24 + 17*NT + 16;
-    wire [AXW-1:0] a_d = {cnt, cnt_s, tag0, tag1, tags, l2, is4, is6, ipw, dsum, tlen_b};
+    localparam AXW = FW + 7 + 1 + 1 + 7 + 1 + 1 + 8*24 + 4 + 17*NT + NT + 16;
+    wire [AXW-1:0] a_d = {cnt, cnt_s, tag0, tag1, l2, is4, is6, ipw, gm0, dsum, dmask,
+                          tlen_b};
     wire [AXW-1:0] a_q;
     wire [8*60-1:0] a_hg;            // frame bytes 34..93 (where the GRE header can be)
     generate
@@ -309,11 +325,13 @@ module gre_decap #(
     wire [FW-1:0]     a_cnt;
     wire [6:0]        a_cnt_s, a_l2;
     wire              a_tag0, a_tag1, a_is4, a_is6;
-    wire [1:0]        a_tags;
     wire [8*24-1:0]   a_ipw;
+    wire [3:0]        gm;
     wire [17*NT-1:0]  a_dsum;
+    wire [NT-1:0]     a_dmask;
     wire [15:0]       a_tlen;
-    assign {a_cnt, a_cnt_s, a_tag0, a_tag1, a_tags, a_l2, a_is4, a_is6, a_ipw, a_dsum, a_tlen} = a_q;
+    assign {a_cnt, a_cnt_s, a_tag0, a_tag1, a_l2, a_is4, a_is6, a_ipw, gm, a_dsum,
+            a_dmask, a_tlen} = a_q;
 
     // -----------------------------------------------------------------------------------------
     // Parser stage 1: IP fields, GRE header window, per-entry address match, checksum partial sums.
@@ -338,9 +356,8 @@ module gre_decap #(
     wire [FW-1:0] ip_e = {{(FW-7){1'b0}}, a_l2} + (a_is4 ? {1'b0, v4_len} : {1'b0, v6_plen} + 17'd40);
     wire [15:0] len_field = a_is4 ? v4_len : v6_plen;
 
-    // GRE header at g = l2 + IP header length: g = 34 + 4m, m = 0..12.
-    wire [3:0]  gm = {2'b00, a_tags} + (a_is4 ? ihl - 4'd5 : 4'd5);
-    // gw byte j = frame byte g + j (gm > 12 only when the IP header is rejected anyway)
+    // GRE header at g = 34 + 4 gm (gm from stage 0). gw byte j = frame byte g + j: a shift by a
+    // register, no adder in front of it.
     /* verilator lint_off UNUSEDSIGNAL */  // only the low 12 bytes of the shifted window are used
     wire [8*60-1:0] hg_shift = a_hg >> {gm, 5'd0};
     /* verilator lint_on UNUSEDSIGNAL */
@@ -363,10 +380,7 @@ module gre_decap #(
     wire [16:0] dm [0:NT-1];
     generate
         for (gn = 0; gn < NT; gn = gn + 1) begin : g_dmask
-            localparam [4:0] T = gn;
-            wire [4:0] rel = T - {3'd0, a_tags};      // wraps to >= 30 below the header
-            wire in_hdr = rel < {1'b0, ihl};
-            assign dm[gn] = in_hdr ? a_dsum[17*gn +: 17] : 17'd0;
+            assign dm[gn] = a_dsum[17*gn +: 17] & {17{a_dmask[gn]}};
         end
     endgenerate
     wire [17:0] cs_l1 [0:7];
@@ -713,9 +727,15 @@ module gre_decap #(
     wire [CW:0]  wr_left = WB1 - {{(CW+1-LW){1'b0}}, c_r};          // bytes of s in the window
     wire         fin_f = s_last || (r_nz && s1_last && s1_cnt <= {1'b0, c_r});
     wire         vis_last = s_last || (r_nz && s1_last);
-    wire [CW:0]  vb_f = s_last ? {1'b0, s_cnt} - {{(CW+1-LW){1'b0}}, c_r}
-                      : (r_nz && s1_last && s1_cnt <= {1'b0, c_r}) ? wr_left + {1'b0, s1_cnt}
-                      : WB1;
+    // The selects between values read from different ports (s, s1, u) are AND-OR, not muxes:
+    // Yosys merges two LUT RAM reads feeding a mux into one read whose address waits for the
+    // select (which here depends on the output state).
+    wire         sel_a = s_last;
+    wire         sel_b = !s_last && r_nz && s1_last && s1_cnt <= {1'b0, c_r};
+    wire         sel_c = !sel_a && !sel_b;
+    wire [CW:0]  vb_fa = {1'b0, s_cnt} - {{(CW+1-LW){1'b0}}, c_r};
+    wire [CW:0]  vb_fb = wr_left + {1'b0, s1_cnt};
+    wire [CW:0]  vb_f = (vb_fa & {(CW+1){sel_a}}) | (vb_fb & {(CW+1){sel_b}}) | (WB1 & {(CW+1){sel_c}});
     wire         fin_e = c_eleft <= WF;
     // vb = min(vb_f, eleft) when fin_e. The compare eleft < vb_f is made per candidate, in
     // parallel with the buffer read, against eleft + r (from registers): eleft < s_cnt - r
@@ -726,7 +746,7 @@ module gre_decap #(
     wire         lt_a = e_r < {2'b00, s_cnt};
     wire         lt_b = e_r < {2'b00, s1_cnt} + {1'b0, WB1};
     wire         lt_c = e_low < WB1;
-    wire         lt_f = s_last ? lt_a : (r_nz && s1_last && s1_cnt <= {1'b0, c_r}) ? lt_b : lt_c;
+    wire         lt_f = (lt_a && sel_a) || (lt_b && sel_b) || (lt_c && sel_c);
     wire [CW:0]  vb = (fin_e && lt_f) ? e_low : vb_f;
     // Only at 64 bits does the kept prefix (outer MACs and tags, <= 20 bytes) span beats.
     wire         more_pre;
@@ -770,7 +790,7 @@ module gre_decap #(
     reg          nx_act, nx_drain;
     reg [3:0]    nx_soff;
     reg          o_pass;             // the output beat is u as it is (a passed frame)
-    reg [CW:0]   o_cnt;
+    wire [CW:0]  o_cnt;
     reg          o_last;
     // Which tuser the beat carries: 0 s's, 1 s's with its length verdict, 2 s1's with its
     // verdict, 3 u's (with its verdict on a last beat). Selected from the reads in the same cycle
@@ -788,7 +808,6 @@ module gre_decap #(
         nx_drain = st_drain;
         nx_soff = soff;
         o_pass = 1'b0;
-        o_cnt = vb;
         o_last = 1'b0;
         o_usel = US_S;
         if (st_drain) begin
@@ -836,13 +855,15 @@ module gre_decap #(
                     pop = 1;
                     nx_act = !u_last;
                     o_pass = 1'b1;
-                    o_cnt = {1'b0, u_cnt};
                     o_last = u_last;
                     o_usel = US_U;
                 end
             endcase
         end
     end
+
+    // a passed beat's count is u's, else vb (AND-OR: see vb_f)
+    assign o_cnt = ({1'b0, u_cnt} & {(CW+1){o_pass}}) | (vb & {(CW+1){!o_pass}});
 
     wire [FW-1:0] eleft_next = c_eleft - WF;
     // The head is (re)loaded when it is free or taken: from q_rec if that holds records, else
@@ -964,7 +985,7 @@ module gre_decap #(
             assign f_proto = x_proto;
             always @(posedge clk) begin
                 if (out_ld) begin
-                    x_s <= o_pass ? u_data : s_data;
+                    x_s <= (u_data & {DATA_WIDTH{o_pass}}) | (s_data & {DATA_WIDTH{!o_pass}});
                     x_s1 <= s1_data;
                     x_u <= u_data[8*NPRE-1:0];
                     x_r <= o_pass ? {LW{1'b0}} : c_r;
