@@ -1,6 +1,6 @@
 // rr_arbiter: round-robin arbiter over N requesters.
 //
-// A registered pointer names the requester with the highest priority. grant is the first
+// A registered pointer (kept as a mask) names the requester with the highest priority. grant is the first
 // requesting input at or after the pointer (cyclically): one-hot, or zero when nothing requests.
 // When ack is high in a cycle with a grant (the grant was used), the pointer moves to the granted
 // index + 1, so priority continues with the next requesters in order. Without ack the pointer holds
@@ -39,30 +39,43 @@ module rr_arbiter #(
         end
     endgenerate
 
-    reg  [INDEX_WIDTH-1:0] ptr_q;  // highest-priority requester, 0..N-1
-
-    // Requests at or after the pointer win over those before it; within each group the lowest
-    // index wins (x & -x keeps the lowest set bit).
-    wire [N-1:0] at_or_after = {N{1'b1}} << ptr_q;
-    wire [N-1:0] upper       = req & at_or_after;
-    wire [N-1:0] pick_from   = (|upper) ? upper : req;
-
-    assign grant       = pick_from & (~pick_from + 1'b1);
-    assign grant_valid = |req;
-
+    // The pointer is kept as a mask, mask_q[i] = (i >= pointer). Requests at or after the
+    // pointer win over those before it; within each group the lowest index wins, found by a
+    // prefix OR (no carry chain: the choice is a few LUT levels whatever N is).
+    reg  [N-1:0] mask_q;
+    reg  [N-1:0] g_upper, g_any, after;
+    reg          seen_u, seen_r;
     integer i;
     always @* begin
+        seen_u = 1'b0;
+        seen_r = 1'b0;
+        for (i = 0; i < N; i = i + 1) begin
+            g_upper[i] = req[i] && mask_q[i] && !seen_u;
+            g_any[i]   = req[i] && !seen_r;
+            seen_u     = seen_u || (req[i] && mask_q[i]);
+            seen_r     = seen_r || req[i];
+        end
+    end
+    assign grant       = seen_u ? g_upper : g_any;
+    assign grant_valid = seen_r;
+
+    always @* begin
         grant_index = {INDEX_WIDTH{1'b0}};
+        after       = {N{1'b0}};
         for (i = 0; i < N; i = i + 1) begin
             grant_index = grant_index | ({INDEX_WIDTH{grant[i]}} & i[INDEX_WIDTH-1:0]);
         end
+        for (i = 1; i < N; i = i + 1) begin
+            after[i] = after[i - 1] || grant[i - 1];   // i > the granted index
+        end
     end
 
+    // after an acknowledged grant at i the pointer is i + 1 (0 after N - 1): mask = bits > i
     always @(posedge clk) begin
         if (rst) begin
-            ptr_q <= {INDEX_WIDTH{1'b0}};
+            mask_q <= {N{1'b1}};
         end else if (ack && grant_valid) begin
-            ptr_q <= grant[N-1] ? {INDEX_WIDTH{1'b0}} : grant_index + 1'b1;
+            mask_q <= grant[N-1] ? {N{1'b1}} : after;
         end
     end
 

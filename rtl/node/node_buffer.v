@@ -626,50 +626,21 @@ module node_buffer #(
     /* verilator lint_on UNUSEDSIGNAL */
     wire [SIW-1:0]       iss_d;
 
-    // The per-datapath round robin is rr_arbiter's, written out here with the pointer kept as
-    // its mask (rr_q[i] = i >= pointer) and the first request found by prefix ORs instead of
-    // x & -x, so that no carry chain sits in the choice: the first request at or after the
-    // pointer, else the first request; after a used grant at i the pointer is i + 1 (0 after
-    // NOUT - 1). The same grants as rr_arbiter in every cycle.
+    // rr_arbiter finds the first request by prefix ORs over its pointer mask (no carry chain)
     generate
         for (g = 0; g < DATAPATHS; g = g + 1) begin : g_sched
             wire [NOUT-1:0] member = members(g);
-            wire [NOUT-1:0] req    = elig & member;
-            reg  [NOUT-1:0] rr_q;
-            reg  [NOUT-1:0] upper, gu, gl, grant, after;
-            reg  [OW-1:0]   gidx;
-            reg             seen_u, seen_r;
-            integer k;
-            always @* begin
-                upper  = req & rr_q;
-                seen_u = 1'b0;
-                seen_r = 1'b0;
-                for (k = 0; k < NOUT; k = k + 1) begin
-                    gu[k]  = upper[k] && !seen_u;
-                    gl[k]  = req[k] && !seen_r;
-                    seen_u = seen_u || upper[k];
-                    seen_r = seen_r || req[k];
-                end
-                grant = seen_u ? gu : gl;
-                gidx  = {OW{1'b0}};
-                after = {NOUT{1'b0}};
-                for (k = 0; k < NOUT; k = k + 1) begin
-                    gidx = gidx | ({OW{grant[k]}} & k[OW-1:0]);
-                end
-                for (k = 1; k < NOUT; k = k + 1) begin
-                    after[k] = after[k - 1] || grant[k - 1];   // k > the granted index
-                end
-            end
-            always @(posedge clk) begin
-                if (rst) begin
-                    rr_q <= {NOUT{1'b1}};
-                end else if (dp_grant[g]) begin
-                    rr_q <= grant[NOUT-1] ? {NOUT{1'b1}} : after;
-                end
-            end
-            assign dp_onehot[g * NOUT +: NOUT] = grant;
-            assign dp_req[g]                   = seen_r;
-            assign dp_pick[g * OW +: OW]       = gidx;
+            rr_arbiter #(
+                .N(NOUT)
+            ) u_rr (
+                .clk        (clk),
+                .rst        (rst),
+                .req        (elig & member),
+                .ack        (dp_grant[g]),
+                .grant      (dp_onehot[g * NOUT +: NOUT]),
+                .grant_valid(dp_req[g]),
+                .grant_index(dp_pick[g * OW +: OW])
+            );
         end
     endgenerate
 
