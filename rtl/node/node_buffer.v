@@ -51,8 +51,8 @@
 // START and SEND also need out_room[o] = 1, fewer than ROOM segments of o in flight, and space in
 // the datapath's output buffer (counting the segments in R and in the read stage), all checked
 // in C. An output has at most one op in flight, from C to the end of the read stage (so at most
-// one op per output every 3 cycles). Releasing = decrementing the segment's reference count;
-// the reader that takes it to zero frees the segment. Invariant: a reader releases segment k
+// one op per output every 3 cycles). Releasing = decrementing the segment's reference count, in
+// a stage of its own after the read (P2); the reader that takes it to zero frees the segment. Invariant: a reader releases segment k
 // only when it moves past k, i.e. when k is last or when k's successor is stored (and so
 // linked): a segment is never freed before the writer has linked it to its successor, and a
 // reader never follows a link out of a freed segment. The reader learns of a link either from
@@ -538,8 +538,9 @@ module node_buffer #(
     );
 
     // reference count, part 2: copies already done (readers only; 0 after the init sweep and
-    // whenever a segment is freed)
-    ram_sdp #(.ADDR_WIDTH(AW), .DATA_WIDTH(NCW)) u_done_ram (
+    // whenever a segment is freed). Read in R like the others, through the output register
+    // (OUT_REG): the release uses it in P2, so no RAM clock-to-out reaches the freeing logic.
+    ram_sdp #(.ADDR_WIDTH(AW), .DATA_WIDTH(NCW), .OUT_REG(1)) u_done_ram (
         .clk(clk), .wen(done_wen), .waddr(done_waddr), .wdata(done_wdata),
         .ren(1'b1), .raddr(rd_rel_addr), .rdata(done_rdata)
     );
@@ -590,7 +591,8 @@ module node_buffer #(
     // linked generation, and the reference count data (copies, src_port, generation; kept per
     // output for the release of that segment); the release address (cur) reads the copies done;
     // the queue is popped.
-    // P1: the RAM data is valid, the segment goes into the output buffer, the release is done.
+    // P1: the RAM data is valid, the segment goes into the output buffer.
+    // P2: the release (the copies done of cur through the RAM's output register).
     // An output has one op in C..P1 at a time, so its reader state is only changed by that op
     // (R: cur, P1: last/next) and by link broadcasts while it waits.
     reg  [NOUT-1:0] r_active, r_inflight, r_last, r_nv;
@@ -760,32 +762,58 @@ module node_buffer #(
     // the segment read is linked iff next's generation is the segment's (as of the read edge)
     wire          p1_linked = next_rdata[AW] == seg_rdata[SW];
 
-    // release: done + 1, with the value written by the previous release forwarded
-    reg  [NCW-1:0] fwd_val;
-    wire           rel_gen   = p1_rgen;
-    // fwd_hit_q: the previous cycle released this address (its value is fwd_val, not yet in the
-    // RAM data); compared a cycle ahead (the addresses of the ops in P1 and R), so the RAM data
-    // only meets a select
-    reg            fwd_hit_q;
-    wire [NCW-1:0] done_old  = fwd_hit_q ? fwd_val : done_rdata;
-    wire [NCW-1:0] done_new  = done_old + 1'b1;
-    wire           releasing = p1_v && p1_rel;
-    // the last copy: done before it = copies - 1 (never more), compared with the RAM data and
-    // with the forwarded value separately
-    wire           freeing   = releasing && (fwd_hit_q ? fwd_val == p1_rtm1 : done_rdata == p1_rtm1);
+    // P2, the release (SEND and FINISH release cur), a cycle after P1: the copies done of cur
+    // come from the RAM's output register. done + 1 is written back, or 0 and the segment goes
+    // to the free list when this is its last copy. A release in P2 writes at the end of its
+    // cycle, and a read in R sees only writes made before it, so the values written by the two
+    // releases ahead (one and two cycles earlier) are forwarded when they were to the same
+    // address; their address compares are made in P1 from registers.
+    reg            p2_v, p2_send, p2_rgen;
+    reg  [AW-1:0]  p2_rel_addr;
+    reg  [NOUT-1:0] p2_rsrc_hot;
+    reg  [NCW-1:0] p2_rtm1;
+    reg            p3_v;                         // the release of the cycle before (its address)
+    reg  [AW-1:0]  p3_rel_addr;
+    reg  [NCW-1:0] fwd1_val, fwd2_val;           // written one / two cycles ago
+    reg            fwd1_hit, fwd2_hit;           // ... to the address released now
+    always @(posedge clk) begin
+        p2_send     <= p1_send;
+        p2_rgen     <= p1_rgen;
+        p2_rel_addr <= p1_rel_addr;
+        p2_rsrc_hot <= p1_rsrc_hot;
+        p2_rtm1     <= p1_rtm1;
+        p3_rel_addr <= p2_rel_addr;
+        fwd1_val    <= done_wdata;
+        fwd2_val    <= fwd1_val;
+        fwd1_hit    <= p2_v && p2_rel_addr == p1_rel_addr;
+        fwd2_hit    <= p3_v && p3_rel_addr == p1_rel_addr;
+        if (rst) begin
+            p2_v     <= 1'b0;
+            p3_v     <= 1'b0;
+            fwd1_hit <= 1'b0;
+            fwd2_hit <= 1'b0;
+        end else begin
+            p2_v     <= p1_v && p1_rel;
+            p3_v     <= p2_v;
+        end
+    end
 
-    assign done_wen   = releasing || !init_done_q;
-    assign done_waddr = init_done_q ? p1_rel_addr : sweep_q;
+    // the last copy: done before it = copies - 1 (never more); each candidate compared on its own,
+    // the forwarding flags only select
+    wire           last_ram  = done_rdata == p2_rtm1;
+    wire           last_f1   = fwd1_val == p2_rtm1;
+    wire           last_f2   = fwd2_val == p2_rtm1;
+    wire           freeing   = p2_v && (fwd1_hit ? last_f1 : fwd2_hit ? last_f2 : last_ram);
+    wire [NCW-1:0] done_old  = fwd1_hit ? fwd1_val : fwd2_hit ? fwd2_val : done_rdata;
+    wire [NCW-1:0] done_new  = done_old + 1'b1;
+
+    assign done_wen   = p2_v || !init_done_q;
+    assign done_waddr = init_done_q ? p2_rel_addr : sweep_q;
     assign done_wdata = (init_done_q && !freeing) ? done_new : {NCW{1'b0}};
 
     // a segment released by SEND was linked: its next generation is the other one
     assign fl_push      = freeing || !init_done_q;
-    assign fl_push_data = init_done_q ? {rel_gen ^ p1_send, p1_rel_addr} : {1'b0, sweep_q};
-
-    always @(posedge clk) begin
-        fwd_val   <= done_wdata;
-        fwd_hit_q <= releasing && !rst && p1_rel_addr == c_rel;
-    end
+    assign fl_push_data = init_done_q ? {p2_rgen ^ p2_send, p2_rel_addr} : {1'b0, sweep_q};
 
     // segments held per src_port: +1 / -1 formed from the register, the events only select
     localparam [CW-1:0] CW_ONE = 1, CW_ZERO = 0;
@@ -793,7 +821,7 @@ module node_buffer #(
     always @* begin
         for (i = 0; i < NOUT; i = i + 1) begin
             held_up[i] = store && i_src_hot[i];
-            held_dn[i] = freeing && p1_rsrc_hot[i];
+            held_dn[i] = freeing && p2_rsrc_hot[i];
         end
     end
     always @(posedge clk) begin
