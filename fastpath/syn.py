@@ -6,7 +6,8 @@ Every entry of syn/cores.toml is synthesized twice:
   * ECP5 LFE5U-85F-6 (CABGA381) through nextpnr-ecp5 for the achieved Fmax of every clock. A core's
     wide buses would need more pins than the package has and pin placement would dominate timing,
     so the core is wrapped: each clock domain's inputs come from a shift chain fed by one pin, and
-    its outputs are registered and XOR-folded into one registered pin (see `ooc_wrapper`).
+    its outputs are registered and XOR-folded into one registered pin by a pipelined tree of
+    4-input XORs, so the wrapper adds no path longer than one LUT (see `ooc_wrapper`).
 With --depth, also the longest register-to-register path in LUT4 levels and its nets
 (`logic_depth`): where to pipeline, without waiting for a place and route.
 Results go to build/syn/<entry>/ and are collected in build/syn/report.json.
@@ -101,6 +102,27 @@ def xilinx_resources(stat: dict) -> dict:
     return {"lut": lut, "lutram": lutram, "ff": ff, "bram36": bram, "dsp": dsp, "cells": cells}
 
 
+def _xor_fold(c: str, regs: list[str], width: int) -> list[str]:
+    """XOR-fold the registered outputs into {c}_dout as a pipelined tree of 4-input XORs (one LUT
+    between registers), so that no wrapper path competes with the core's (a one-cycle fold of
+    thousands of output bits was itself ~10 ns deep)."""
+    if not regs:
+        return [f"    always @(posedge {c}) {c}_dout <= 1'b0;"]
+    lines = [f"    wire [{width - 1}:0] {c}_f0 = {{{', '.join(regs)}}};"]
+    level, w = 0, width
+    while w > 1:
+        nw = (w + 3) // 4
+        lines.append(f"    reg  [{nw - 1}:0] {c}_f{level + 1};")
+        terms = []
+        for k in range(nw):
+            hi = min(4 * k + 3, w - 1)
+            terms.append(f"{c}_f{level + 1}[{k}] <= ^{c}_f{level}[{hi}:{4 * k}];")
+        lines.append(f"    always @(posedge {c}) begin " + " ".join(terms) + " end")
+        level, w = level + 1, nw
+    lines.append(f"    always @(posedge {c}) {c}_dout <= {c}_f{level}[0];")
+    return lines
+
+
 def ooc_wrapper(e: Entry, ports: list[tuple[str, str, int]]) -> str:
     """A wrapper with one data-in and one data-out pin per clock domain (see module docstring)."""
     clocks = list(e.clocks)
@@ -134,8 +156,7 @@ def ooc_wrapper(e: Entry, ports: list[tuple[str, str, int]]) -> str:
             lines.append(f"    reg  [{w - 1}:0] {c}_q_{n};")
             lines.append(f"    always @(posedge {c}) {c}_q_{n} <= {c}_o_{n};")
             conns.append(f"        .{n}({c}_o_{n})")
-        fold = " ^ ".join(f"(^{c}_q_{n})" for n, _ in outs) or "1'b0"
-        lines.append(f"    always @(posedge {c}) {c}_dout <= {fold};")
+        lines += _xor_fold(c, [f"{c}_q_{n}" for n, _ in outs], sum(w for _, w in outs))
     for c in clocks:
         conns.append(f"        .{c}({c})")
     params = ", ".join(f".{k}({v})" for k, v in e.params.items())
