@@ -71,7 +71,9 @@ module node_rxarb #(
     wire              reg_ready;     // the output register takes a segment this cycle
     wire [INPUTS-1:0] grant;
     wire              grant_valid;   // some port input offers a segment
+    /* verilator lint_off UNUSEDSIGNAL */  // the select uses the one-hot grant, not the index
     wire [IW-1:0]     grant_index;
+    /* verilator lint_on UNUSEDSIGNAL */
 
     rr_arbiter #(.N(INPUTS)) u_arb (
         .clk         (clk),
@@ -88,10 +90,25 @@ module node_rxarb #(
     assign s_axis_tready      = grant & {INPUTS{reg_ready}};
     assign s_host_axis_tready = host_take && reg_ready;
 
-    wire [DW-1:0] sel_tdata = host_take ? s_host_axis_tdata : s_axis_tdata[grant_index*DW +: DW];
-    wire [KW-1:0] sel_tkeep = host_take ? s_host_axis_tkeep : s_axis_tkeep[grant_index*KW +: KW];
-    wire          sel_tlast = host_take ? s_host_axis_tlast : s_axis_tlast[grant_index];
-    wire [UW-1:0] sel_tuser = host_take ? s_host_axis_tuser : s_axis_tuser[grant_index*UW +: UW];
+    // the select is an AND-OR over the one-hot grant (and host_take): no encoder to an index
+    // and no binary mux tree in front of the 500-odd wide select
+    reg  [DW-1:0] sel_tdata;
+    reg  [KW-1:0] sel_tkeep;
+    reg           sel_tlast;
+    reg  [UW-1:0] sel_tuser;
+    integer i;
+    always @* begin
+        sel_tdata = {DW{host_take}} & s_host_axis_tdata;
+        sel_tkeep = {KW{host_take}} & s_host_axis_tkeep;
+        sel_tlast = host_take & s_host_axis_tlast;
+        sel_tuser = {UW{host_take}} & s_host_axis_tuser;
+        for (i = 0; i < INPUTS; i = i + 1) begin
+            sel_tdata = sel_tdata | ({DW{grant[i]}} & s_axis_tdata[i*DW +: DW]);
+            sel_tkeep = sel_tkeep | ({KW{grant[i]}} & s_axis_tkeep[i*KW +: KW]);
+            sel_tlast = sel_tlast | (grant[i] & s_axis_tlast[i]);
+            sel_tuser = sel_tuser | ({UW{grant[i]}} & s_axis_tuser[i*UW +: UW]);
+        end
+    end
     wire          sel_valid = grant_valid || (host_take && s_host_axis_tvalid);
 
     axis_register #(
