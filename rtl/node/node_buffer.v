@@ -51,7 +51,8 @@
 // START and SEND also need out_room[o] = 1, fewer than ROOM segments of o in flight, and space in
 // the datapath's output buffer (counting the segments in R and in the read stage), all checked
 // in C. An output has at most one op in flight, from C to the end of the read stage (so at most
-// one op per output every 3 cycles). Releasing = decrementing the segment's reference count, in
+// one op per output every 3 cycles; a SEND whose link the reader finds in the next-pointer
+// memory, read through its output register, is chosen a cycle after that: every 4 cycles). Releasing = decrementing the segment's reference count, in
 // a stage of its own after the read (P2); the reader that takes it to zero frees the segment. Invariant: a reader releases segment k
 // only when it moves past k, i.e. when k is last or when k's successor is stored (and so
 // linked): a segment is never freed before the writer has linked it to its successor, and a
@@ -90,8 +91,9 @@
 //   choice (C), read the RAM (R), output buffer. The next segment of a packet leaves 3 cycles
 //   after it is stored when the reader was waiting for it (link broadcast, SEND).
 // Throughput: input 1 segment per cycle in total (both streams); output 1 segment per cycle in
-//   total (one RAM read per cycle), at most 1 segment per 3 cycles per output, plus one FINISH op
-//   per packet.
+//   total (one RAM read per cycle), at most 1 segment per 3 cycles per output (per 4 when the
+//   next segment was stored before the read of the one ahead of it), plus one FINISH op per
+//   packet.
 // Bad input: a later segment without an open frame of its (stream, src_port) is dropped
 //   silently; a first segment while a frame of the same (stream, src_port) is open starts a new
 //   frame and the open one never ends (its readers wait forever; the upstream must not do this).
@@ -521,8 +523,9 @@ module node_buffer #(
         .ren(rd_seg_en), .raddr(rd_seg_addr), .rdata(seg_rdata)
     );
 
-    // written by the links and by the init sweep (generation 1: no segment linked)
-    ram_sdp #(.ADDR_WIDTH(AW), .DATA_WIDTH(AW + 1)) u_next_ram (
+    // written by the links and by the init sweep (generation 1: no segment linked). Read in R
+    // through the output register (OUT_REG): the reader takes a link found in memory in P2.
+    ram_sdp #(.ADDR_WIDTH(AW), .DATA_WIDTH(AW + 1), .OUT_REG(1)) u_next_ram (
         .clk(clk), .wen(link_ev || !init_done_q), .waddr(init_done_q ? link_prev : sweep_q),
         .wdata(init_done_q ? {st_tgen, link_next} : {1'b1, {AW{1'b0}}}),
         .ren(rd_seg_en), .raddr(rd_seg_addr), .rdata(next_rdata)
@@ -759,8 +762,20 @@ module node_buffer #(
 
     wire [HW-1:0] rd_hdr    = seg_rdata[SW-1 -: HW];
     wire          rd_last   = rd_hdr[`NOC_LAST_LSB];
-    // the segment read is linked iff next's generation is the segment's (as of the read edge)
-    wire          p1_linked = next_rdata[AW] == seg_rdata[SW];
+    // P2 of a read (START / SEND): the next pointer read in R arrives through the RAM's output
+    // register. The segment read is linked iff next's generation is the segment's (as of the read
+    // edge); the segment's generation is registered in P1 for it.
+    reg            p2_lv;                        // a START / SEND read is in P2
+    reg  [NOUT-1:0] p2_loh;                      // ... for this output (one-hot)
+    reg            p2_sgen;
+    always @(posedge clk) begin
+        p2_sgen <= seg_rdata[SW];
+        for (i = 0; i < NOUT; i = i + 1) begin
+            p2_loh[i] <= p1_o == i[OW-1:0];
+        end
+        p2_lv <= !rst && p1_v && p1_send;
+    end
+    wire           p2_linked = p2_lv && next_rdata[AW] == p2_sgen;
 
     // P2, the release (SEND and FINISH release cur), a cycle after P1: the copies done of cur
     // come from the RAM's output register. done + 1 is written back, or 0 and the segment goes
@@ -986,16 +1001,19 @@ module node_buffer #(
                     r_rgen[b] <= ref_rdata[OW+NCW];
                     r_rsrc[b] <= ref_rdata[OW+NCW-1 -: OW];
                     r_rtm1[b] <= ref_rdata[NCW-1:0] - 1'b1;
-                    if (p1_linked) begin
-                        r_nv[b]  <= 1'b1;
-                        r_nxt[b] <= next_rdata[AW-1:0];
-                    end else if (lh[b]) begin
+                    // a link made at or after the read's edge (the memory's is taken in P2)
+                    if (lh[b]) begin
                         r_nv[b]  <= 1'b1;
                         r_nxt[b] <= link_next;
                     end
                 end else begin
                     r_active[b] <= 1'b0;           // FINISH: packet done
                 end
+            end else if (p2_linked && p2_loh[b]) begin
+                // P2: linked in memory (the output's next op is chosen at the earliest now, so
+                // it reads r_nxt after this edge)
+                r_nv[b]  <= 1'b1;
+                r_nxt[b] <= next_rdata[AW-1:0];
             end else if (lh[b] && !r_nv[b]) begin
                 r_nv[b]  <= 1'b1;
                 r_nxt[b] <= link_next;
