@@ -6,8 +6,8 @@ Every entry of syn/cores.toml is synthesized twice:
   * ECP5 LFE5U-85F-6 (CABGA381) through nextpnr-ecp5 for the achieved Fmax of every clock. A core's
     wide buses would need more pins than the package has and pin placement would dominate timing,
     so the core is wrapped: each clock domain's inputs come from a shift chain fed by one pin, and
-    its outputs are registered and XOR-folded into one registered pin by a pipelined tree of
-    4-input XORs, so the wrapper adds no path longer than one LUT (see `ooc_wrapper`).
+    its outputs are registered and folded into one registered pin by a signature shift register
+    (one 2-input XOR between registers, no output can cancel another; see `ooc_wrapper`).
 With --depth, also the longest register-to-register path in LUT4 levels and its nets
 (`logic_depth`): where to pipeline, without waiting for a place and route.
 Results go to build/syn/<entry>/ and are collected in build/syn/report.json.
@@ -46,6 +46,8 @@ class Entry:
     area: str = ""
     # parameters changed for the ECP5 place-and-route only (a core too big for the ECP5-85)
     ecp5_params: dict = field(default_factory=dict)
+    # extra nextpnr-ecp5 arguments (e.g. router2 for a congested whole design)
+    nextpnr_args: list = field(default_factory=list)
 
 
 def entries() -> dict[str, Entry]:
@@ -55,7 +57,7 @@ def entries() -> dict[str, Entry]:
         if not e.get("clocks"):
             raise ValueError(f"{CORES}: [{name}] needs clocks = {{ port = MHz }}")
         out[name] = Entry(name, e["top"], dict(e.get("params", {})), dict(e["clocks"]), e.get("area", ""),
-                          dict(e.get("ecp5_params", {})))
+                          dict(e.get("ecp5_params", {})), list(e.get("nextpnr_args", [])))
     return out
 
 
@@ -103,23 +105,21 @@ def xilinx_resources(stat: dict) -> dict:
 
 
 def _xor_fold(c: str, regs: list[str], width: int) -> list[str]:
-    """XOR-fold the registered outputs into {c}_dout as a pipelined tree of 4-input XORs (one LUT
-    between registers), so that no wrapper path competes with the core's (a one-cycle fold of
-    thousands of output bits was itself ~10 ns deep)."""
+    """Fold the registered outputs into {c}_dout through a signature shift register: stage k
+    takes stage k-1 XOR output bit k, and the last stage drives the pin. One 2-input XOR between
+    registers, so no wrapper path competes with the core's (a one-cycle XOR of thousands of bits
+    was itself ~10 ns deep), and no output can cancel another: in a plain XOR reduction two
+    outputs with the same logic (merged by Yosys) fold to 0 and their logic is removed - which
+    had dropped one of node_l2_table's two bucket RAM copies from its ECP5 netlist."""
     if not regs:
         return [f"    always @(posedge {c}) {c}_dout <= 1'b0;"]
     lines = [f"    wire [{width - 1}:0] {c}_f0 = {{{', '.join(regs)}}};"]
-    level, w = 0, width
-    while w > 1:
-        nw = (w + 3) // 4
-        lines.append(f"    reg  [{nw - 1}:0] {c}_f{level + 1};")
-        terms = []
-        for k in range(nw):
-            hi = min(4 * k + 3, w - 1)
-            terms.append(f"{c}_f{level + 1}[{k}] <= ^{c}_f{level}[{hi}:{4 * k}];")
-        lines.append(f"    always @(posedge {c}) begin " + " ".join(terms) + " end")
-        level, w = level + 1, nw
-    lines.append(f"    always @(posedge {c}) {c}_dout <= {c}_f{level}[0];")
+    if width == 1:
+        lines.append(f"    always @(posedge {c}) {c}_dout <= {c}_f0[0];")
+        return lines
+    lines.append(f"    reg  [{width - 1}:0] {c}_sig;")
+    lines.append(f"    always @(posedge {c}) {c}_sig <= {{{c}_sig[{width - 2}:0], 1'b0}} ^ {c}_f0;")
+    lines.append(f"    always @(posedge {c}) {c}_dout <= {c}_sig[{width - 1}];")
     return lines
 
 
@@ -221,7 +221,8 @@ def _ecp5(e: Entry, out: Path, files: str, incs: str) -> dict:
     ports = out / "ports.txt"
     changed = bool(e.ecp5_params)
     if changed:
-        e = Entry(e.name, e.top, {**e.params, **e.ecp5_params}, e.clocks, e.area)
+        e = Entry(e.name, e.top, {**e.params, **e.ecp5_params}, e.clocks, e.area,
+                  nextpnr_args=e.nextpnr_args)
         ports = out / "ecp5_ports.txt"
         _run(YOSYS + ["-q", "-p", f"read_verilog -DSYNTHESIS {incs} {files}; "
                       f"hierarchy -check -top {e.top} {_chparams(e.params)}; "
@@ -234,7 +235,7 @@ def _ecp5(e: Entry, out: Path, files: str, incs: str) -> dict:
     _run(NEXTPNR + ["--85k", "--package", ECP5["package"], "--speed", str(ECP5["speed"]),
           "--json", f"{_rel(out)}/ecp5.json", "--lpf", f"{_rel(out)}/clocks.lpf",
           "--lpf-allow-unconstrained", "--timing-allow-fail", "--seed", "1",
-          "--report", f"{_rel(out)}/nextpnr_report.json"], out / "nextpnr.log")
+          "--report", f"{_rel(out)}/nextpnr_report.json", *e.nextpnr_args], out / "nextpnr.log")
     rep = json.loads((out / "nextpnr_report.json").read_text())
     fmax = {}
     for net, v in rep.get("fmax", {}).items():

@@ -471,7 +471,12 @@ module node_l2_table #(
     end
 
     wire [EW-1:0] ent_ma = bkt_a[ma*EW +: EW];
-    wire [PB-1:0] port_mb = bkt_b[mb*EW + E_PORT +: PB];
+    // (the way selected first, the field from it: `x[i*EW +: EW]` is a plain select for Yosys;
+    // `x[i*EW + E_PORT +: PB]` left a multiplier in the ECP5 netlist, a DSP on the lookup path)
+    /* verilator lint_off UNUSEDSIGNAL */  // only the port field of the DA's entry is used
+    wire [EW-1:0] ent_mb = bkt_b[mb*EW +: EW];
+    /* verilator lint_on UNUSEDSIGNAL */
+    wire [PB-1:0] port_mb = ent_mb[E_PORT +: PB];
     wire          learn = (q2_kind == K_CLIENT) && q2_learn;
     // host INSERT with entry_valid: the key's way, else the lowest free way
     wire          ins_ok = q2_ev ? (any_ma || any_fa) : any_ma;
