@@ -443,52 +443,64 @@ module node_l2_table #(
     // matches and free ways (lowest index wins)
     reg  [WAYS-1:0] match_a, match_b;
     reg             any_ma, any_fa, any_mb;
-    reg  [WB-1:0]   ma, fa, mb;
+    reg  [WB-1:0]   ma, fa;
     integer i;
+    // The lowest matching / free way as one-hot words (ma_oh, fa_oh, mb_oh): the bucket update
+    // and the selects below use them directly, so the update loop (forwarded bucket -> match ->
+    // way -> new bucket) has no index encoder and no index compare; the binary indices are only
+    // for the host response.
+    reg  [WAYS-1:0] free_a, ma_oh, fa_oh, mb_oh;
+    reg             seen_ma, seen_fa, seen_mb;
     always @* begin
-        any_ma = 1'b0;
-        any_fa = 1'b0;
-        any_mb = 1'b0;
-        ma = {WB{1'b0}};
-        fa = {WB{1'b0}};
-        mb = {WB{1'b0}};
-        for (i = WAYS - 1; i >= 0; i = i - 1) begin
+        seen_ma = 1'b0;
+        seen_fa = 1'b0;
+        seen_mb = 1'b0;
+        for (i = 0; i < WAYS; i = i + 1) begin
             match_a[i] = bkt_a[i*EW + E_VALID] && km_a[i];
             match_b[i] = bkt_b[i*EW + E_VALID] && km_b[i];
-            if (match_a[i]) begin
-                any_ma = 1'b1;
-                ma = i[WB-1:0];
-            end
-            if (!bkt_a[i*EW + E_VALID]) begin
-                any_fa = 1'b1;
-                fa = i[WB-1:0];
-            end
-            if (match_b[i]) begin
-                any_mb = 1'b1;
-                mb = i[WB-1:0];
-            end
+            free_a[i]  = !bkt_a[i*EW + E_VALID];
+            ma_oh[i] = match_a[i] && !seen_ma;
+            fa_oh[i] = free_a[i] && !seen_fa;
+            mb_oh[i] = match_b[i] && !seen_mb;
+            seen_ma = seen_ma | match_a[i];
+            seen_fa = seen_fa | free_a[i];
+            seen_mb = seen_mb | match_b[i];
+        end
+        any_ma = |match_a;
+        any_fa = |free_a;
+        any_mb = |match_b;
+        ma = {WB{1'b0}};
+        fa = {WB{1'b0}};
+        for (i = 0; i < WAYS; i = i + 1) begin
+            ma = ma | ({WB{ma_oh[i]}} & i[WB-1:0]);
+            fa = fa | ({WB{fa_oh[i]}} & i[WB-1:0]);
         end
     end
 
-    wire [EW-1:0] ent_ma = bkt_a[ma*EW +: EW];
-    // (the way selected first, the field from it: `x[i*EW +: EW]` is a plain select for Yosys;
-    // `x[i*EW + E_PORT +: PB]` left a multiplier in the ECP5 netlist, a DSP on the lookup path)
-    /* verilator lint_off UNUSEDSIGNAL */  // only the port field of the DA's entry is used
-    wire [EW-1:0] ent_mb = bkt_b[mb*EW +: EW];
-    /* verilator lint_on UNUSEDSIGNAL */
+    // the SA's matching entry and the DA's port: AND-OR over the one-hot way
+    reg  [EW-1:0] ent_ma, ent_mb;
+    always @* begin
+        ent_ma = {EW{1'b0}};
+        ent_mb = {EW{1'b0}};
+        for (i = 0; i < WAYS; i = i + 1) begin
+            ent_ma = ent_ma | ({EW{ma_oh[i]}} & bkt_a[i*EW +: EW]);
+            ent_mb = ent_mb | ({EW{mb_oh[i]}} & bkt_b[i*EW +: EW]);
+        end
+    end
     wire [PB-1:0] port_mb = ent_mb[E_PORT +: PB];
     wire          learn = (q2_kind == K_CLIENT) && q2_learn;
     // host INSERT with entry_valid: the key's way, else the lowest free way
     wire          ins_ok = q2_ev ? (any_ma || any_fa) : any_ma;
     wire [WB-1:0] ins_way = any_ma ? ma : fa;
+    wire [WAYS-1:0] ins_oh = any_ma ? ma_oh : fa_oh;
 
     integer r;
     always @* begin
         for (r = 0; r < WAYS; r = r + 1) begin
             case (q2_kind)
-                K_CLIENT: rep[r] = !any_ma && any_fa && fa == r[WB-1:0];
+                K_CLIENT: rep[r] = !any_ma && fa_oh[r];
                 K_HWRITE: rep[r] = q2_way == r[WB-1:0];
-                K_HINS:   rep[r] = ins_ok && q2_ev && ins_way == r[WB-1:0];
+                K_HINS:   rep[r] = ins_ok && q2_ev && ins_oh[r];
                 default:  rep[r] = 1'b0;
             endcase
         end
@@ -504,12 +516,12 @@ module node_l2_table #(
             e = bkt_a[w*EW +: EW];
             case (q2_kind)
                 K_CLIENT: begin
-                    if (any_ma && ma == w[WB-1:0]) begin
+                    if (ma_oh[w]) begin
                         e[E_HIT] = 1'b1;
                         if (!e[E_STATIC]) begin
                             e[E_PORT +: PB] = q2_port;
                         end
-                    end else if (!any_ma && any_fa && fa == w[WB-1:0]) begin
+                    end else if (!any_ma && fa_oh[w]) begin
                         e = {3'b101, q2_port, q2_key_a};
                     end
                 end
@@ -519,7 +531,7 @@ module node_l2_table #(
                     end
                 end
                 K_HINS: begin
-                    if (ins_ok && ins_way == w[WB-1:0]) begin
+                    if (ins_ok && ins_oh[w]) begin
                         e = q2_ev ? {1'b1, q2_static, 1'b1, q2_port, q2_key_a}
                                   : {1'b0, e[EW-2:0]};
                     end
