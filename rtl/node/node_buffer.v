@@ -52,8 +52,9 @@
 // the datapath's output buffer (counting the segments in R and in the read stage), all checked
 // in C. An output has at most one op in flight, from C to the end of the read stage (so at most
 // one op per output every 3 cycles; a SEND whose link the reader finds in the next-pointer
-// memory, read through its output register, is chosen a cycle after that: every 4 cycles). Releasing = decrementing the segment's reference count, in
-// a stage of its own after the read (P2); the reader that takes it to zero frees the segment. Invariant: a reader releases segment k
+// memory, read through its output register, is chosen a cycle after that: every 4 cycles).
+// Releasing = decrementing the segment's reference count, in a stage of its own after the read
+// (P2); the reader that takes it to zero frees the segment. Invariant: a reader releases segment k
 // only when it moves past k, i.e. when k is last or when k's successor is stored (and so
 // linked): a segment is never freed before the writer has linked it to its successor, and a
 // reader never follows a link out of a freed segment. The reader learns of a link either from
