@@ -592,6 +592,63 @@ module fastpath_node #(
             rst ? 40'd0 : {n_bad_d, n_overflow_d, n_trunc_d, n_underrun_d, n_copy_d};
     end
 
+    // Each counter's increment is formed and registered first (a few bits: the event sums and
+    // the drop reason decode), then added to the 64-bit counter the cycle after: one carry chain
+    // per counter per cycle, with a small addend (several 64-bit adders in series were the
+    // flattened node's longest path). So the counters lag the events by up to three cycles; the
+    // registers read the same totals once traffic stops.
+    reg  [8:0]  inc_drop [0:15];                 // per reason
+    reg  [2:0]  inc_rx_drops [0:PORTS-1];
+    reg  [1:0]  inc_tx_drops [0:PORTS-1];
+    reg  [PORTS-1:0] inc_rx_frame, inc_tx_frame, inc_tx_seg;
+    reg  [15:0] inc_rx_bytes [0:PORTS-1];
+    reg  [6:0]  inc_tx_bytes [0:PORTS-1];
+    reg  [3:0]  drop_rsn;                        // ev_drop's reason when it goes to the generic rows
+    reg         drop_gen;
+    always @* begin
+        drop_rsn = ev_drop_reason;
+        drop_gen = ev_drop && ev_drop_reason != `NOC_REASON_BAD_FRAME
+                   && ev_drop_reason != `NOC_REASON_QUEUE_FULL
+                   && ev_drop_reason != `NOC_REASON_RX_OVERFLOW
+                   && ev_drop_reason != `NOC_REASON_OVERSIZE;
+    end
+    always @(posedge clk) begin
+        for (i = 0; i < 16; i = i + 1) begin
+            inc_drop[i] <= {8'd0, drop_gen && drop_rsn == i[3:0]};
+        end
+        inc_drop[`NOC_REASON_BAD_FRAME]   <= {1'b0, n_bad}
+            + {8'd0, ev_drop && ev_drop_reason == `NOC_REASON_BAD_FRAME};
+        inc_drop[`NOC_REASON_RX_OVERFLOW] <= {1'b0, n_overflow};
+        inc_drop[`NOC_REASON_OVERSIZE]    <= {1'b0, n_trunc};
+        inc_drop[`NOC_REASON_QUEUE_FULL]  <= {1'b0, n_copy};
+        inc_drop[`NOC_REASON_UNDERRUN]    <= {1'b0, n_underrun} + {8'd0, drop_gen && drop_rsn == `NOC_REASON_UNDERRUN};
+        inc_drop[`NOC_REASON_INTERNAL]    <= {8'd0, ev_ht_drop[0]} + {8'd0, ev_ht_drop[1]}
+            + {8'd0, drop_gen && drop_rsn == `NOC_REASON_INTERNAL};
+        for (i = 0; i < PORTS; i = i + 1) begin
+            inc_rx_drops[i] <= {2'd0, ev_rx_bad[i]} + {2'd0, ev_rx_bad_fwd[i]} + {2'd0, ev_rx_overflow[i]}
+                + {2'd0, ev_drop && ev_drop_port == i[4:0] && ev_drop_reason != `NOC_REASON_QUEUE_FULL};
+            inc_tx_drops[i] <= {1'b0, ev_drop_copy[i]} + {1'b0, ev_tx_underrun[i]};
+            inc_rx_frame[i] <= ev_rx_frame[i];
+            inc_rx_bytes[i] <= ev_rx_bytes[i*16 +: 16];
+            inc_tx_seg[i]   <= tx_seg_valid[i];
+            inc_tx_frame[i] <= tx_seg_valid[i] && tx_seg_last[i];
+            inc_tx_bytes[i] <= tx_seg_bytes[i*7 +: 7];
+        end
+        if (rst) begin
+            for (i = 0; i < 16; i = i + 1) begin
+                inc_drop[i] <= 9'd0;
+            end
+            for (i = 0; i < PORTS; i = i + 1) begin
+                inc_rx_drops[i] <= 3'd0;
+                inc_tx_drops[i] <= 2'd0;
+                inc_rx_bytes[i] <= 16'd0;
+            end
+            inc_rx_frame <= {PORTS{1'b0}};
+            inc_tx_seg   <= {PORTS{1'b0}};
+            inc_tx_frame <= {PORTS{1'b0}};
+        end
+    end
+
     always @(posedge clk) begin
         if (rst) begin
             drops_count <= {64*16{1'b0}};
@@ -603,35 +660,22 @@ module fastpath_node #(
             port_tx_drops  <= {64*16{1'b0}};
         end else begin
             // drops by reason: frames (copies for queue_full)
-            drops_count[`NOC_REASON_BAD_FRAME*64 +: 64]   <= drops_count[`NOC_REASON_BAD_FRAME*64 +: 64]
-                + {56'd0, n_bad} + ((ev_drop && ev_drop_reason == `NOC_REASON_BAD_FRAME) ? 64'd1 : 64'd0);
-            drops_count[`NOC_REASON_RX_OVERFLOW*64 +: 64] <= drops_count[`NOC_REASON_RX_OVERFLOW*64 +: 64] + {56'd0, n_overflow};
-            drops_count[`NOC_REASON_OVERSIZE*64 +: 64]    <= drops_count[`NOC_REASON_OVERSIZE*64 +: 64] + {56'd0, n_trunc};
-            drops_count[`NOC_REASON_QUEUE_FULL*64 +: 64]  <= drops_count[`NOC_REASON_QUEUE_FULL*64 +: 64] + {56'd0, n_copy};
-            drops_count[`NOC_REASON_UNDERRUN*64 +: 64]    <= drops_count[`NOC_REASON_UNDERRUN*64 +: 64] + {56'd0, n_underrun};
-            drops_count[`NOC_REASON_INTERNAL*64 +: 64]    <= drops_count[`NOC_REASON_INTERNAL*64 +: 64]
-                + {63'd0, ev_ht_drop[0]} + {63'd0, ev_ht_drop[1]};
             for (i = 0; i < 16; i = i + 1) begin
-                if (ev_drop && ev_drop_reason == i[3:0] && ev_drop_reason != `NOC_REASON_BAD_FRAME
-                    && ev_drop_reason != `NOC_REASON_QUEUE_FULL && ev_drop_reason != `NOC_REASON_RX_OVERFLOW
-                    && ev_drop_reason != `NOC_REASON_OVERSIZE)
-                    drops_count[i*64 +: 64] <= drops_count[i*64 +: 64] + 64'd1;
+                drops_count[i*64 +: 64] <= drops_count[i*64 +: 64] + {55'd0, inc_drop[i]};
             end
             for (i = 0; i < PORTS; i = i + 1) begin
-                if (ev_rx_frame[i]) begin
+                if (inc_rx_frame[i]) begin
                     port_rx_frames[i*64 +: 64] <= port_rx_frames[i*64 +: 64] + 64'd1;
                 end
-                port_rx_bytes[i*64 +: 64] <= port_rx_bytes[i*64 +: 64] + {48'd0, ev_rx_bytes[i*16 +: 16]};
-                port_rx_drops[i*64 +: 64] <= port_rx_drops[i*64 +: 64]
-                    + {63'd0, ev_rx_bad[i]} + {63'd0, ev_rx_bad_fwd[i]} + {63'd0, ev_rx_overflow[i]}
-                    + ((ev_drop && ev_drop_port == i[4:0] && ev_drop_reason != `NOC_REASON_QUEUE_FULL) ? 64'd1 : 64'd0);
-                if (tx_seg_valid[i]) begin
-                    port_tx_bytes[i*64 +: 64] <= port_tx_bytes[i*64 +: 64] + {57'd0, tx_seg_bytes[i*7 +: 7]};
-                    if (tx_seg_last[i])
-                        port_tx_frames[i*64 +: 64] <= port_tx_frames[i*64 +: 64] + 64'd1;
+                port_rx_bytes[i*64 +: 64] <= port_rx_bytes[i*64 +: 64] + {48'd0, inc_rx_bytes[i]};
+                port_rx_drops[i*64 +: 64] <= port_rx_drops[i*64 +: 64] + {61'd0, inc_rx_drops[i]};
+                if (inc_tx_seg[i]) begin
+                    port_tx_bytes[i*64 +: 64] <= port_tx_bytes[i*64 +: 64] + {57'd0, inc_tx_bytes[i]};
                 end
-                port_tx_drops[i*64 +: 64] <= port_tx_drops[i*64 +: 64]
-                    + {63'd0, ev_drop_copy[i]} + {63'd0, ev_tx_underrun[i]};
+                if (inc_tx_frame[i]) begin
+                    port_tx_frames[i*64 +: 64] <= port_tx_frames[i*64 +: 64] + 64'd1;
+                end
+                port_tx_drops[i*64 +: 64] <= port_tx_drops[i*64 +: 64] + {62'd0, inc_tx_drops[i]};
             end
         end
     end
