@@ -598,7 +598,8 @@ module node_buffer #(
     // P1: the RAM data is valid, the segment goes into the output buffer.
     // P2: the release (the copies done of cur through the RAM's output register).
     // An output has one op in C..P1 at a time, so its reader state is only changed by that op
-    // (R: cur, P1: last/next) and by link broadcasts while it waits.
+    // (R: cur, P1: last and a broadcast link, P2: a link found in memory; the output's next op
+    // reaches R only after that P2) and by link broadcasts while it waits.
     reg  [NOUT-1:0] r_active, r_inflight, r_last, r_nv;
     reg  [AW-1:0]   r_cur [0:NOUT-1];
     reg  [AW-1:0]   r_nxt [0:NOUT-1];
