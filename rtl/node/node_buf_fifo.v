@@ -111,6 +111,21 @@ module node_buf_fifo #(
         end
     end
 
+    // HEAD_REG = 1 and 2: rd1_q = rd_q + 1, the entry after the head, which the RAM reads; multi:
+    // the FIFO holds 2 or more entries. (Unused with HEAD_REG = 0, which reads at rd_next;
+    // synthesis removes them there.)
+    /* verilator lint_off UNUSEDSIGNAL */
+    reg  [AW-1:0] rd1_q;
+    wire          multi = count_q[AW:1] != {AW{1'b0}};
+    /* verilator lint_on UNUSEDSIGNAL */
+    always @(posedge clk) begin
+        if (rst) begin
+            rd1_q <= {{(AW-1){1'b0}}, 1'b1};
+        end else if (pop) begin
+            rd1_q <= rd1_q + 1'b1;
+        end
+    end
+
     generate
         if (HEAD_REG == 0) begin : g_read_ahead
             reg              byp_q;
@@ -126,44 +141,30 @@ module node_buf_fifo #(
             end
             assign head = byp_q ? byp_data_q : rdata;
         end else if (HEAD_REG == 1) begin : g_head_reg
-            // rd1_q = rd_q + 1, the entry after the head: the RAM reads it at every edge, so
-            // after a pop the new head is the read data, unless that slot is written at the same
-            // edge (one entry, and a push) or the FIFO becomes empty.
-            reg  [AW-1:0]    rd1_q;
+            // the RAM reads rd1_q (the entry after the head) at every edge, so after a pop the
+            // new head is the read data, unless that slot is written at the same edge (one
+            // entry, and a push) or the FIFO becomes empty.
             reg              h_ram_q;            // head = the RAM's read data
             reg  [WIDTH-1:0] h_q;
-            wire             multi = count_q[AW:1] != {AW{1'b0}};   // 2 or more entries
             assign raddr = rd1_q;
             assign head  = h_ram_q ? rdata : h_q;
             always @(posedge clk) begin
-                if (rst) begin
-                    rd1_q <= {{(AW-1){1'b0}}, 1'b1};
-                end else if (pop) begin
-                    rd1_q <= rd1_q + 1'b1;
-                end
                 h_ram_q <= pop && multi && !rst;
                 // not popped: the head stays (or the pushed word becomes it in an empty FIFO);
                 // popped with one entry: the pushed word (if any) is the next head
                 h_q <= (empty_q || (pop && !multi)) ? push_data : head;
             end
         end else begin : g_head_always_reg
-            // rd1_q = rd_q + 1, as in HEAD_REG = 1; the RAM's read data is the entry after the
-            // head in every cycle that follows a cycle without a pop, except when that entry was
+            // the RAM reads rd1_q as in HEAD_REG = 1; its read data is the entry after the head
+            // in every cycle that follows a cycle without a pop, except when that entry was
             // written at the last edge (s_byp_q: pushed while the FIFO held one entry; a pop in
             // that cycle is excluded by the caller, and a push with a pop of one entry makes the
             // pushed word the head instead)
-            reg  [AW-1:0]    rd1_q;
             reg  [WIDTH-1:0] h_q, s_q;
             reg              s_byp_q;
-            wire             multi = count_q[AW:1] != {AW{1'b0}};   // 2 or more entries
             assign raddr = rd1_q;
             assign head  = h_q;
             always @(posedge clk) begin
-                if (rst) begin
-                    rd1_q <= {{(AW-1){1'b0}}, 1'b1};
-                end else if (pop) begin
-                    rd1_q <= rd1_q + 1'b1;
-                end
                 s_byp_q <= push && count_q == ONE;
                 s_q     <= push_data;
                 if (empty_q || (pop && !multi)) begin
