@@ -227,7 +227,11 @@ def decap_latency(frame: bytes, cfg: DecapConfig, width_bytes: int, parse_stages
     output beat's shifted bytes (beat k_data): with out_stages = 1 (OUT_STAGES) read in the cycle
     it gets there and the output register loaded at the end of that cycle; with out_stages = 2 read
     from the buffer one cycle later (no bypass) and the output formed in a second cycle.
-    Latency = 1 + parse_stages + max(k_dec + 1, k_data + x) + x with x = out_stages - 1.
+    Latency = 1 + parse_stages + max(k_dec + 1, k_data + x) + x with x = out_stages - 1, except
+    for a decapsulation whose output is one beat while the input continues past the beat that
+    completes it (padding, or bytes past the IP length): that beat is also the last and carries
+    the input's last tuser, so it waits for the input's last beat (beat `last`): then
+    max(that + last - S // w, 1 + parse_stages + last + 2x).
     tlen as in `decap` (LEN_IN changes no figure: a `pass_length` frame is a passed frame decided
     at the same byte). None when nothing comes out."""
     d = decide(frame, cfg, tlen)
@@ -235,13 +239,20 @@ def decap_latency(frame: bytes, cfg: DecapConfig, width_bytes: int, parse_stages
         return None
     w, n = width_bytes, len(frame)
     k_dec = (min(d.need, n) - 1) // w
-    k_data = 0
-    if d.reason == "decap":
-        b0, r = divmod(d.S, w)
-        last = (n - 1) // w
-        k_data = b0 + (1 if r and b0 < last else 0)
     x = out_stages - 1
-    return 1 + parse_stages + max(k_dec + 1, k_data + x) + x
+    if d.reason != "decap":
+        return 1 + parse_stages + k_dec + 1 + x
+    b0, r = divmod(d.S, w)
+    last = (n - 1) // w
+    k_data = b0 + (1 if r and b0 < last else 0)
+    lat = 1 + parse_stages + max(k_dec + 1, k_data + x) + x
+    out, _ = decap(frame, cfg, tlen)
+    if len(out) <= w and not (last == b0 or (r and last == b0 + 1)):
+        # The first output beat is also the last, and input beats (padding, or bytes past the
+        # IP length) follow the one that completes it: it carries the input's last tuser, so it
+        # waits for the input's last beat, the output stage reading one input beat per cycle.
+        lat = max(lat + last - b0, 1 + parse_stages + last + 2 * x)
+    return lat
 
 
 # ---------------------------------------------------------------------------------------------

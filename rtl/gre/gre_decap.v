@@ -37,6 +37,9 @@
 //             Plain IPv4/GRE/0x6558 with the defaults PARSE_STAGES = 3, OUT_STAGES = 2: 11 cycles
 //             at 64 bits, 8 at 256, 7 at 512 (9 / 6 / 5 with OUT_STAGES = 1; 6 / 3 / 2 with
 //             PARSE_STAGES = 0 and OUT_STAGES = 1); one-beat frames: 2 + PARSE_STAGES + X.
+//             A decapsulation whose whole output is one beat while input beats (padding) follow
+//             the ones it needs waits for the input's last beat, whose tuser it carries
+//             (fastpath.models.gre.decap_latency gives the exact figure).
 //             A frame may wait until the previous one has left. LEN_IN changes no latency (the
 //             length verdict is computed in parser stage 2 beside the other checks).
 // Throughput: 1 beat per cycle in and out, back-to-back frames of every size, every width; a

@@ -393,7 +393,7 @@ def check_timing(watch, ins, outs, sent, cfg, w, stages, out_stages, isolated=Fa
             if lat is None:
                 continue
             o = next(outs_it)
-            assert o[0][0] - f[0][0] == lat, f"latency {o[0][0] - f[0][0]}, stated {lat}: {data[:60].hex()}"
+            assert o[0][0] - f[0][0] == lat, f"latency {o[0][0] - f[0][0]}, stated {lat}: {gre.decide(data, cfg, tlen)} len {len(data)} tlen {tlen}: {data.hex()}"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -496,6 +496,10 @@ async def variants_latency(dut):
     frames = variant_frames(r)
     frames += [gre_frame(inner_frame(r, 0x6558, 30), ihl=ihl) for ihl in range(5, 16)]
     frames += length_frames(r, 30)  # pass_length (LEN_IN = 1) is a passed frame's latency
+    for proto in (0x0800, 0x86DD):  # one-beat outputs (256 bits) with padding beats behind them
+        for n in (1, 2, 6):
+            f = gre_frame(inner_frame(r, proto, n), proto, (0x88A8, 0x8100))
+            frames.append(f + random_bytes(r, 68 - len(f)))
     await env.run(frames, r, isolated=True)
     assert sum(c == gre.DECAP_REASONS.index(env.length_reason()) for _, c in env.watch.stats) > 0
 

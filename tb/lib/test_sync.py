@@ -384,7 +384,7 @@ async def reset_glitch(dut):
         await RisingEdge(dut.clk)
     for _ in range(20):
         await mid_cycle(dut.clk, t)
-        await Timer(r.randint(0, t // 8), unit="ps")
+        await Timer(r.randint(1, t // 8), unit="ps")  # cocotb: a Timer must be > 0
         dut.rst_in.value = 1
         await Timer(r.randint(1, t // 8), unit="ps")
         dut.rst_in.value = 0
