@@ -17,7 +17,7 @@ def _lint(args) -> int:
 
 def _syn(args) -> int:
     from . import syn
-    syn.run(args.cores or None, jobs=args.jobs, ecp5=not args.no_ecp5, depth=args.depth)
+    syn.run(args.cores or None, jobs=args.jobs, ecp5=not args.no_ecp5, depth=args.depth, placed=args.placed)
     return 0
 
 
@@ -117,6 +117,8 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--no-ecp5", action="store_true", help="skip place and route")
     s.add_argument("--depth", action="store_true",
                    help="also the longest register-to-register path in LUT4 levels, and its nets")
+    s.add_argument("--placed", action="store_true",
+                   help="ECP5 placement only: Fmax estimate and worst paths with their wire share")
     s.set_defaults(fn=_syn)
 
     s = sub.add_parser("sim", help="run RTL in simulation")

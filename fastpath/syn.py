@@ -9,7 +9,9 @@ Every entry of syn/cores.toml is synthesized twice:
     its outputs are registered and folded into one registered pin by a signature shift register
     (one 2-input XOR between registers, no output can cancel another; see `ooc_wrapper`).
 With --depth, also the longest register-to-register path in LUT4 levels and its nets
-(`logic_depth`): where to pipeline, without waiting for a place and route.
+(`logic_depth`): where to pipeline, without waiting for a place and route. With --placed, ECP5
+placement only: nextpnr's Fmax estimate and the worst paths of the placed design with their
+wire share (`fastpath.placed_timing`), for a design whose routing does not converge.
 Results go to build/syn/<entry>/ and are collected in build/syn/report.json.
 """
 from __future__ import annotations
@@ -191,7 +193,7 @@ def logic_depth(e: Entry) -> dict:
             "through": named[1:-1]}
 
 
-def synth(e: Entry, ecp5: bool = True, depth: bool = False) -> dict:
+def synth(e: Entry, ecp5: bool = True, depth: bool = False, placed: bool = False) -> dict:
     out = OUT / e.name
     out.mkdir(parents=True, exist_ok=True)
     files = " ".join(_rel(p) for p in rtl.closure(e.top))
@@ -210,13 +212,13 @@ def synth(e: Entry, ecp5: bool = True, depth: bool = False) -> dict:
         result["depth"] = logic_depth(e)
     if ecp5:
         try:
-            result["ecp5"] = _ecp5(e, out, files, incs)
+            result["ecp5_placed" if placed else "ecp5"] = _ecp5(e, out, files, incs, placed)
         except RuntimeError as ex:  # e.g. the core does not fit: keep the Xilinx figures
             result["ecp5"] = {"error": str(ex).splitlines()[0], "log": _rel(out)}
     return result
 
 
-def _ecp5(e: Entry, out: Path, files: str, incs: str) -> dict:
+def _ecp5(e: Entry, out: Path, files: str, incs: str, placed: bool = False) -> dict:
     t0 = time.monotonic()
     ports = out / "ports.txt"
     changed = bool(e.ecp5_params)
@@ -232,10 +234,13 @@ def _ecp5(e: Entry, out: Path, files: str, incs: str) -> dict:
     script = (f"read_verilog -DSYNTHESIS {incs} {files} {_rel(out)}/fp_syn_wrap.v; "
               f"synth_ecp5 -top fp_syn_wrap -json {_rel(out)}/ecp5.json")
     _run(YOSYS + ["-q", "-p", script], out / "ecp5_yosys.log")
-    _run(NEXTPNR + ["--85k", "--package", ECP5["package"], "--speed", str(ECP5["speed"]),
-          "--json", f"{_rel(out)}/ecp5.json", "--lpf", f"{_rel(out)}/clocks.lpf",
-          "--lpf-allow-unconstrained", "--timing-allow-fail", "--seed", "1",
-          "--report", f"{_rel(out)}/nextpnr_report.json", *e.nextpnr_args], out / "nextpnr.log")
+    common = ["--85k", "--package", ECP5["package"], "--speed", str(ECP5["speed"]),
+              "--json", f"{_rel(out)}/ecp5.json", "--lpf", f"{_rel(out)}/clocks.lpf",
+              "--lpf-allow-unconstrained", "--timing-allow-fail", "--seed", "1"]
+    if placed:
+        return _placed(e, out, common, t0)
+    _run(NEXTPNR + common + ["--report", f"{_rel(out)}/nextpnr_report.json", *e.nextpnr_args],
+         out / "nextpnr.log")
     rep = json.loads((out / "nextpnr_report.json").read_text())
     fmax = {}
     for net, v in rep.get("fmax", {}).items():
@@ -248,15 +253,34 @@ def _ecp5(e: Entry, out: Path, files: str, incs: str) -> dict:
     return res
 
 
+def _placed(e: Entry, out: Path, common: list[str], t0: float) -> dict:
+    """Placement only (`fastpath syn --placed`): nextpnr's Fmax estimate after placement and the
+    worst paths of the placed design by nextpnr's own wire prediction (fastpath.placed_timing),
+    for a design whose routing takes too long or does not converge."""
+    from . import placed_timing
+    _run(NEXTPNR + common + ["--no-route", "--write", f"{_rel(out)}/placed.json"], out / "placed.log")
+    est = {}
+    for m in re.finditer(r"Max frequency for clock\s+'([^']+)': ([\d.]+) MHz \((?:PASS|FAIL) at ([\d.]+) MHz",
+                         (out / "placed.log").read_text()):
+        name = re.sub(r"^\$glbnet\$", "", m.group(1)).split("$")[0]
+        est[name] = {"estimate_mhz": float(m.group(2)), "target_mhz": float(m.group(3))}
+    analysis = placed_timing.analyse(json.loads((out / "placed.json").read_text()), count=20)
+    (out / "placed_paths.txt").write_text(placed_timing.report(analysis) + "\n")
+    worst = [{"ns": round(p[-1]["at_ps"] / 1000, 2), "wire_ns": round(sum(s["net_ps"] for s in p) / 1000, 2),
+              "from": p[0]["cell"], "to": p[-1]["cell"]} for p in analysis["paths"][:5]]
+    return {"fmax_after_placement": est, "worst_paths": worst, "paths": _rel(out / "placed_paths.txt"),
+            "seconds": round(time.monotonic() - t0, 1)}
+
+
 def run(names: list[str] | None = None, jobs: int = 2, ecp5: bool = True, quiet: bool = False,
-        depth: bool = False) -> dict:
+        depth: bool = False, placed: bool = False) -> dict:
     all_entries = entries()
     unknown = [n for n in names or [] if n not in all_entries and n not in {e.area for e in all_entries.values()}]
     if unknown:
         raise SystemExit(f"fastpath syn: no entry or area {', '.join(unknown)} in {CORES}")
     chosen = [e for e in all_entries.values() if not names or e.name in names or e.area in names]
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        results = list(pool.map(lambda e: synth(e, ecp5, depth), chosen))
+        results = list(pool.map(lambda e: synth(e, ecp5, depth, placed), chosen))
     report_path = OUT / "report.json"
     report = json.loads(report_path.read_text()) if report_path.exists() else {}
     report.setdefault("cores", {})
@@ -279,6 +303,9 @@ def table(results: list[dict]) -> str:
         ecp5 = r.get("ecp5", {})
         fmax = ", ".join(f"{c} {v['achieved_mhz']:.0f} ({v['target_mhz']:.0f})"
                          for c, v in ecp5.get("fmax", {}).items()) or ("failed" if "error" in ecp5 else "-")
+        if "ecp5_placed" in r:
+            fmax = "placed only: " + ", ".join(f"{c} {v['estimate_mhz']:.0f} ({v['target_mhz']:.0f})" for c, v in
+                                               r["ecp5_placed"]["fmax_after_placement"].items())
         if "params" in ecp5:
             fmax += " with " + ", ".join(f"{k}={v}" for k, v in ecp5["params"].items() if r["params"].get(k) != v)
         d = r.get("depth", {}).get("lut4_levels")
