@@ -27,6 +27,7 @@ module fade_cmd (
     input  wire        cmd_valid,
     output wire        cmd_ready,
     input  wire        cmd_dup,
+    input  wire        cmd_ctl,      // cmd_code is START or STOP (decoded by fade_rx; timing)
     input  wire [15:0] cmd_code,
     input  wire [15:0] cmd_csn,
     input  wire [31:0] cmd_arg,
@@ -71,7 +72,7 @@ module fade_cmd (
                     rsp_code      <= st_code;
                     rsp_csn       <= st_csn;
                     rsp_value     <= st_value;
-                end else if (cmd_code == `FADE_CMD_START || cmd_code == `FADE_CMD_STOP) begin
+                end else if (cmd_ctl) begin
                     ev_cmd_exec <= 1'b1;
                     rsp_valid   <= 1'b1;
                     rsp_code    <= cmd_code;

@@ -108,7 +108,7 @@ module fade_core #(
     wire        ack_valid, ack_ready, ack_nack;
     wire [15:0] ack_seq;
     wire [31:0] ack_pkt;
-    wire        cmd_valid, cmd_ready, cmd_dup;
+    wire        cmd_valid, cmd_ready, cmd_dup, cmd_ctl;
     wire [15:0] cmd_code, cmd_csn;
     wire [31:0] cmd_arg;
 
@@ -120,7 +120,7 @@ module fade_core #(
         .peer_mac(peer_mac),
         .ack_valid(ack_valid), .ack_ready(ack_ready), .ack_nack(ack_nack), .ack_seq(ack_seq),
         .ack_pkt(ack_pkt),
-        .cmd_valid(cmd_valid), .cmd_ready(cmd_ready), .cmd_dup(cmd_dup), .cmd_code(cmd_code),
+        .cmd_valid(cmd_valid), .cmd_ready(cmd_ready), .cmd_dup(cmd_dup), .cmd_ctl(cmd_ctl), .cmd_code(cmd_code),
         .cmd_csn(cmd_csn), .cmd_arg(cmd_arg),
         .ev_rx_bad_fcs(ev_rx_bad_fcs), .ev_rx_drop(ev_rx_drop)
     );
@@ -162,7 +162,7 @@ module fade_core #(
 
     fade_cmd u_cmd (
         .clk(clk), .rst(srst),
-        .cmd_valid(cmd_valid), .cmd_ready(cmd_ready), .cmd_dup(cmd_dup), .cmd_code(cmd_code),
+        .cmd_valid(cmd_valid), .cmd_ready(cmd_ready), .cmd_dup(cmd_dup), .cmd_ctl(cmd_ctl), .cmd_code(cmd_code),
         .cmd_csn(cmd_csn), .cmd_arg(cmd_arg),
         .m_cmd_valid(m_cmd_valid), .m_cmd_ready(m_cmd_ready), .m_cmd_code(m_cmd_code),
         .m_cmd_arg(m_cmd_arg), .m_cmd_csn(m_cmd_csn),

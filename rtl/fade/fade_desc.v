@@ -29,8 +29,9 @@
 // Latency: ACK on the FIFO output (ack_valid) -> C set 3 cycles later -> packet freed (tail
 //   moves, s_axis_tready rises if it was full) 1 cycle after that. NACK on the FIFO output ->
 //   tx_avail with that packet 4 cycles later (the choice offered to the transmitter is a
-//   register, one cycle behind the descriptors). Freeing: one packet per cycle, except in the
-//   cycle an ACK's distance P - tail is computed.
+//   register, one cycle behind the descriptors). A slot read by a scan (early retransmission or
+//   timeout) is marked 3 cycles after its read (RAM, age compares, mark). Freeing: one packet per
+//   cycle, except in the cycle an ACK's distance P - tail is computed.
 // Throughput: one user word per cycle while s_axis_tready is high; one ACK/NACK per 3 cycles
 //   (ack_ready only in the idle step), plus 1 cycle per slot scanned for early retransmission.
 // Bad input: ACK/NACK are checked (stale -> ev_ack_stale, never sent -> ev_proto_err, ignored;
@@ -136,7 +137,10 @@ module fade_desc #(
     wire [M-1:0] want_low = want & (~want + {{(M-1){1'b0}}, 1'b1});   // lowest set bit only
     reg  [N-1:0] want_slot;
     reg  [1:0]   want_reason;
-    reg  [M-1:0] below_tail;       // slots below tail_slot
+    // slots below tail_slot, a register kept with tail (timing: no compare in front of the choice)
+    reg  [M-1:0] below_tail;
+    localparam [M:0]   INIT_ONE   = {{M{1'b0}}, 1'b1} << PKT_INIT[N-1:0];
+    localparam [M-1:0] BELOW_INIT = INIT_ONE[M-1:0] - 1'b1;
     integer i;
     always @* begin
         want_slot   = {N{1'b0}};
@@ -144,14 +148,16 @@ module fade_desc #(
         for (i = 0; i < M; i = i + 1) begin
             want_slot     = want_slot | (want_low[i] ? i[N-1:0] : {N{1'b0}});
             want_reason   = want_reason | (want_low[i] ? reason[2 * i +: 2] : 2'd0);
-            below_tail[i] = i[N-1:0] < tail_slot;
         end
     end
     wire         have_want = |want;
     // packet number of want_slot: the one in [tail, tail + 2^N) with those low bits; it is in the
     // next 2^N block when the lowest marked slot is below tail_slot
     wire         want_wrap = |(want & below_tail);
-    wire [31-N:0] tail_hi1 = tail[31:N] + 1'b1;
+    // tail[31:N] + 1, kept as a register updated with tail (timing: no carry chain in front of
+    // the choice register)
+    reg  [31-N:0] tail_hi1;
+    wire [31:0]   tail_inc = tail + 1'b1;
     wire [31:0]  want_pkt  = want_wrap ? {tail_hi1, want_slot} : {tail[31:N], want_slot};
     wire [31:0]  next_pkt  = have_want ? want_pkt : snd;
     wire [N-1:0] next_slot = have_want ? want_slot : snd[N-1:0];
@@ -183,28 +189,33 @@ module fade_desc #(
         .ren(1'b1), .raddr(rd_slot), .rdata(rd_data)
     );
 
-    // Evaluation stage (one cycle after the read).
+    // Evaluation stage E (one cycle after the read): the slot's age compares, registered; stage F
+    // (the next cycle) marks the slot with the descriptors of that cycle (timing: no carry chain
+    // in front of the descriptor update).
     reg          ev_v, ev_early, ev_skip;
     reg [N-1:0]  ev_slot;
     reg [15:0]   ev_s;
     wire [15:0]  d_seq  = rd_data[15+TW:TW];
     wire [TW-1:0] d_time = rd_data[TW-1:0];
-    wire         ev_cand = ev_v && !ev_skip && sent[ev_slot] && !conf[ev_slot] && !resend[ev_slot];
     wire [15:0]  seq_age = ev_s - d_seq;
     // seq_age in 1..2^15, as bit logic (not a second carry chain behind the subtraction)
     wire         is_older = seq_age != 16'd0 && (!seq_age[15] || seq_age[14:0] == 15'd0);
     wire [TW-1:0] to_diff  = now_to - d_time;   // age - TIMEOUT
     wire         timed_out = !to_diff[TW-1];
+    reg          f_v, f_skip, f_early_mark, f_timeout_mark;
+    reg [N-1:0]  f_slot;
+    // A transmission of the slot in stage E or F makes the time read stale: not marked.
+    wire         f_cand = f_v && !f_skip && sent[f_slot] && !conf[f_slot] && !resend[f_slot];
 
     // ---- ACK classification ----
     reg          a_nack;
     reg  [15:0]  a_seq;
     reg  [31:0]  a_pkt;
-    reg  [31:0]  a_d;                 // P - tail, registered in D_ACK (no freeing in D_ACK)
+    reg  [N:0]   a_d;                 // P - tail (low bits), registered in D_ACK (no freeing there)
+    reg          a_sent, a_old;       // P in [tail, snd); P - tail >= 2^31: both from D_ACK
     wire [N-1:0] a_slot   = a_pkt[N-1:0];
-    // a_d < n_sent (<= 2^N) as the high bits all zero and an (N+1)-bit compare, not a 32-bit one
-    wire         a_sent   = a_d[31:N+1] == {(31-N){1'b0}} && a_d[N:0] < n_sent;
-    wire         a_stale  = a_d[31] || (a_sent && conf[a_slot]);
+    wire [31:0]  a_d_now  = a_pkt - tail;
+    wire         a_stale  = a_old || (a_sent && conf[a_slot]);
 
     assign ack_ready = dstate == D_IDLE;
 
@@ -246,14 +257,19 @@ module fade_desc #(
             state       <= S_STOP;
         end
 
-        // evaluation of the slot read last cycle (timeout, early retransmission)
-        ev_v <= 1'b0;
-        if (ev_cand && ev_early && is_older) begin
-            resend[ev_slot]          <= 1'b1;
-            reason[2 * ev_slot +: 2] <= R_EARLY;
-        end else if (ev_cand && timed_out) begin
-            resend[ev_slot]          <= 1'b1;
-            reason[2 * ev_slot +: 2] <= R_TIMEOUT;
+        // evaluation of the slot read last cycle (E: timeout, early retransmission), marked in F
+        ev_v           <= 1'b0;
+        f_v            <= ev_v;
+        f_slot         <= ev_slot;
+        f_skip         <= ev_skip || (tx_take && tx_slot == ev_slot);
+        f_early_mark   <= ev_early && is_older;
+        f_timeout_mark <= timed_out;
+        if (f_cand && f_early_mark) begin
+            resend[f_slot]          <= 1'b1;
+            reason[2 * f_slot +: 2] <= R_EARLY;
+        end else if (f_cand && f_timeout_mark) begin
+            resend[f_slot]          <= 1'b1;
+            reason[2 * f_slot +: 2] <= R_TIMEOUT;
         end
 
         case (dstate)
@@ -271,7 +287,11 @@ module fade_desc #(
                 end
             end
             D_ACK: begin
-                a_d    <= a_pkt - tail;
+                // a_d_now < n_sent (<= 2^N) as the high bits all zero and an (N+1)-bit compare,
+                // registered here (timing: no subtractor or compare in front of the descriptors)
+                a_d    <= a_d_now[N:0];
+                a_sent <= a_d_now[31:N+1] == {(31-N){1'b0}} && a_d_now[N:0] < n_sent;
+                a_old  <= a_d_now[31];
                 dstate <= D_CLS;
             end
             D_CLS: begin
@@ -310,7 +330,9 @@ module fade_desc #(
             conf[tail_slot]   <= 1'b0;
             resend[tail_slot] <= 1'b0;
             sent[tail_slot]   <= 1'b0;
-            tail              <= tail + 1'b1;
+            tail              <= tail_inc;
+            tail_hi1          <= tail_inc[31:N] + 1'b1;
+            below_tail        <= &tail_slot ? {M{1'b0}} : {below_tail[M-2:0], 1'b1};
             if (last_valid && tail == last_pkt) begin
                 last_valid <= 1'b0;
                 state      <= S_IDLE;
@@ -330,6 +352,8 @@ module fade_desc #(
         if (start_pulse && state == S_IDLE) begin
             state    <= S_RUN;
             tail     <= PKT_INIT;
+            tail_hi1 <= PKT_INIT[31:N] + 1'b1;
+            below_tail <= BELOW_INIT;
             snd      <= PKT_INIT;
             fill     <= PKT_INIT;
             fill_cnt <= 10'd0;
@@ -344,6 +368,8 @@ module fade_desc #(
         if (rst) begin
             state      <= S_IDLE;
             tail       <= PKT_INIT;
+            tail_hi1   <= PKT_INIT[31:N] + 1'b1;
+            below_tail <= BELOW_INIT;
             snd        <= PKT_INIT;
             fill       <= PKT_INIT;
             fill_cnt   <= 10'd0;
@@ -370,6 +396,11 @@ module fade_desc #(
             scan_left  <= {(N+1){1'b0}};
             idle_slot  <= {N{1'b0}};
             ev_v       <= 1'b0;
+            f_v        <= 1'b0;
+            f_skip     <= 1'b0;
+            f_slot     <= {N{1'b0}};
+            f_early_mark   <= 1'b0;
+            f_timeout_mark <= 1'b0;
             ev_early   <= 1'b0;
             ev_skip    <= 1'b0;
             ev_slot    <= {N{1'b0}};
@@ -377,7 +408,9 @@ module fade_desc #(
             a_nack     <= 1'b0;
             a_seq      <= 16'd0;
             a_pkt      <= 32'd0;
-            a_d        <= 32'd0;
+            a_d        <= {(N+1){1'b0}};
+            a_sent     <= 1'b0;
+            a_old      <= 1'b0;
             ev_ack     <= 1'b0;
             ev_nack    <= 1'b0;
             ev_ack_stale <= 1'b0;

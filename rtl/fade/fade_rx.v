@@ -55,6 +55,7 @@ module fade_rx #(
     output wire        cmd_valid,
     input  wire        cmd_ready,
     output wire        cmd_dup,
+    output wire        cmd_ctl,      // cmd_code is START or STOP (decoded when queued)
     output wire [15:0] cmd_code,
     output wire [15:0] cmd_csn,
     output wire [31:0] cmd_arg,
@@ -148,7 +149,7 @@ module fade_rx #(
     // ---- FIFOs (LUT RAM sized) ----
     reg [48:0] ack_mem [0:ACK_DEPTH-1];
     reg [AW:0] ack_wp, ack_rp;
-    reg [64:0] cmd_mem [0:CMD_DEPTH-1];
+    reg [65:0] cmd_mem [0:CMD_DEPTH-1];
     reg [CW:0] cmd_wp, cmd_rp;
     wire ack_full = (ack_wp - ack_rp) == ACK_DEPTH[AW:0];
     wire cmd_full = (cmd_wp - cmd_rp) == CMD_DEPTH[CW:0];
@@ -156,7 +157,7 @@ module fade_rx #(
     assign ack_valid = ack_wp != ack_rp;
     assign {ack_nack, ack_seq, ack_pkt} = ack_mem[ack_rp[AW-1:0]];
     assign cmd_valid = cmd_wp != cmd_rp;
-    assign {cmd_dup, cmd_code, cmd_csn, cmd_arg} = cmd_mem[cmd_rp[CW-1:0]];
+    assign {cmd_dup, cmd_ctl, cmd_code, cmd_csn, cmd_arg} = cmd_mem[cmd_rp[CW-1:0]];
 
     // ---- stage 1 (tlast beat): checks and fields registered; stage 2: queue / execute ----
     reg        e_end, e_bad, e_good, e_ack, e_nack, e_cmd, e_reset;
@@ -187,7 +188,8 @@ module fade_rx #(
             ack_mem[ack_wp[AW-1:0]] <= {e_nack, e_csn, e_val};
         end
         if (push_cmd) begin
-            cmd_mem[cmd_wp[CW-1:0]] <= {dup, e_code, e_csn, e_val};
+            cmd_mem[cmd_wp[CW-1:0]] <= {dup, e_code == `FADE_CMD_START || e_code == `FADE_CMD_STOP,
+                                        e_code, e_csn, e_val};
         end
         if (s_eth_tvalid) begin
             hdr_q  <= s_eth_tlast ? 256'd0 : hdr_now;

@@ -47,6 +47,7 @@ def model(cmds, values):
 def idle_inputs(dut):
     dut.cmd_valid.value = 0
     dut.cmd_dup.value = 0
+    dut.cmd_ctl.value = 0
     dut.cmd_code.value = 0
     dut.cmd_csn.value = 0
     dut.cmd_arg.value = 0
@@ -106,6 +107,7 @@ async def run(dut, cmds, p_fifo, p_user, p_take, max_wait):
             code, csn, arg, dup = pending[0]
             dut.cmd_valid.value = 1
             dut.cmd_code.value, dut.cmd_csn.value, dut.cmd_arg.value, dut.cmd_dup.value = code, csn, arg, dup
+            dut.cmd_ctl.value = int(code in (START, STOP))  # fade_rx's decode
             if high(dut.cmd_ready):
                 pending.pop(0)
                 log["cmd_cycles"].append(cycle)

@@ -11,7 +11,9 @@ from fastpath.sim import runner
 from fastpath.sim.axis import frame
 from fastpath.sim.tb import high, params, pauses, rng, start
 
+
 F = formats.load("fade")
+CTL_CODES = (F.const["cmd_start"], F.const["cmd_stop"])
 C = F.const
 ME = 0x02_12_34_56_78_9A
 BCAST = 0xFFFF_FFFF_FFFF
@@ -148,6 +150,7 @@ class Bench:
                 cmd_seen = True
                 take = self.r.random() >= self.p_cmd
                 if take:
+                    assert int(d.cmd_ctl.value) == int(int(d.cmd_code.value) in (CTL_CODES))
                     self.cmds.append((int(d.cmd_dup.value), int(d.cmd_code.value), int(d.cmd_csn.value),
                                       int(d.cmd_arg.value)))
                     cmd_seen = False
