@@ -35,7 +35,9 @@
 // Throughput: one user word per cycle while s_axis_tready is high; one ACK/NACK per 3 cycles
 //   (ack_ready only in the idle step), plus 1 cycle per slot scanned for early retransmission.
 // Bad input: ACK/NACK are checked (stale -> ev_ack_stale, never sent -> ev_proto_err, ignored;
-//   P - tail >= 2^31 counts as stale). START while not idle and STOP while not running are ignored.
+//   P - tail >= 2^31 counts as stale; "sent" is judged in the cycle P - tail is computed, so an
+//   ACK of a packet whose first transmission starts in that very cycle is a protocol error).
+//   START while not idle and STOP while not running are ignored.
 //   The transmitter is trusted: tx_take without tx_avail would still advance the send pointer.
 // Parameters: N 2..6; TIMEOUT 16..2^28 cycles; PKT_INIT, SEQ_INIT: first packet number and frame
 //   sequence number after START (0 in the protocol; other values only to test wrap-around).
@@ -204,7 +206,9 @@ module fade_desc #(
     wire         timed_out = !to_diff[TW-1];
     reg          f_v, f_skip, f_early_mark, f_timeout_mark;
     reg [N-1:0]  f_slot;
-    // A transmission of the slot in stage E or F makes the time read stale: not marked.
+    // A transmission of the slot makes the time read stale, so it is not marked: in the read
+    // cycle (ev_skip), in stage E (f_skip), in stage F (the tx_take clear of resend comes later
+    // in the always block).
     wire         f_cand = f_v && !f_skip && sent[f_slot] && !conf[f_slot] && !resend[f_slot];
 
     // ---- ACK classification ----
@@ -331,7 +335,7 @@ module fade_desc #(
             resend[tail_slot] <= 1'b0;
             sent[tail_slot]   <= 1'b0;
             tail              <= tail_inc;
-            tail_hi1          <= tail_inc[31:N] + 1'b1;
+            if (&tail_slot) tail_hi1 <= tail_hi1 + 1'b1;   // = tail_inc[31:N] + 1
             below_tail        <= &tail_slot ? {M{1'b0}} : {below_tail[M-2:0], 1'b1};
             if (last_valid && tail == last_pkt) begin
                 last_valid <= 1'b0;
