@@ -41,6 +41,8 @@ class Bench:
         self.word_p = 0.8        # probability of offering a word in a cycle
         self.take_p = 0.3        # probability of taking an offered packet in a cycle
         self.taking = True
+        self.take_delay = 0      # take an offer only this many cycles after it was first offered
+        self.first_offer = None
         self.busy_left = 0
         self.acks = []           # pending (due_cycle, nack, seq, pkt)
         self.writes, self.takes, self.events, self.ack_hs, self.tready = [], [], [], [], {}
@@ -71,11 +73,17 @@ class Bench:
             take = False
             if high(d.tx_avail):
                 self.avail_log[c] = (int(d.tx_pkt.value), int(d.tx_reason.value))
-                take = self.taking and self.busy_left == 0 and r.random() < self.take_p
+                if self.first_offer is None:
+                    self.first_offer = c
+                take = self.taking and self.busy_left == 0 and r.random() < self.take_p \
+                    and c >= self.first_offer + self.take_delay
+            else:
+                self.first_offer = None
             if take:
                 t = dict(cycle=c, pkt=int(d.tx_pkt.value), slot=int(d.tx_slot.value), last=high(d.tx_last),
                          nwords=int(d.tx_nwords.value), reason=int(d.tx_reason.value), seq=int(d.tx_seq.value))
                 self.takes.append(t)
+                self.first_offer = None
                 self.busy_left = r.randint(2, 8)
                 d.tx_busy_slot.value = t["slot"]
             elif self.busy_left:
@@ -215,6 +223,31 @@ async def nack_early_timeout(dut):
     age = t["cycle"] - b.takes[3]["cycle"]
     assert p["TIMEOUT"] <= age <= p["TIMEOUT"] + 2**b.n + 4, age
     assert s1b != t["seq"]
+
+
+@cocotb.test()
+async def timeout_take_during_evaluation(dut):
+    """A packet that is never ACKed times out again and again; each retransmission is taken 0, 1,
+    .., 2^N - 1 cycles after it is offered, so one of them lands in the cycle in which the scan
+    evaluates that slot's (now stale) transmission time: it must not be marked again at once.
+    Every timeout retransmission comes TIMEOUT .. TIMEOUT + 2^N + 4 cycles after the one before."""
+    r, b = await setup(dut)
+    p = params()
+    m = 2**b.n
+    b.words = [r.getrandbits(64) for _ in range(WORDS)]
+    b.word_p, b.take_p = 1.0, 1.0
+    await b.pulse("start_pulse")
+    await b.until(lambda: len(b.takes) == 1 and b.busy_left == 0)
+    for d in range(m):
+        b.take_delay = d
+        await b.until(lambda: len(b.takes) == d + 2, limit=p["TIMEOUT"] + 200)
+    await ClockCycles(dut.clk, 2 * m + 20)
+    assert len(b.takes) == m + 1, [(t["cycle"], t["reason"]) for t in b.takes]
+    for prev, t in zip(b.takes, b.takes[1:]):
+        assert (t["pkt"], t["reason"]) == (b.takes[0]["pkt"], R_TIMEOUT)
+        age = t["cycle"] - prev["cycle"]
+        assert p["TIMEOUT"] <= age <= p["TIMEOUT"] + m + 4 + m, \
+            f"retransmitted {age} cycles after the one before: {[(t['cycle'], t['reason']) for t in b.takes]}"
 
 
 PARAMS = [
