@@ -11,7 +11,7 @@ share of each path are what this is for, not the absolute figure, which came out
 nextpnr's own estimate on the designs tried (rr_arbiter 11.7 against 8.3 ns, the 2-port node
 36.4 against 25.8 ns). Pins are unconstrained and constant nets are not timed, as in nextpnr.
 
-    python -m fastpath.placed_timing build/syn/ENTRY/placed.json [-n 10]
+    python -m fastpath.placed_timing build/syn/ENTRY/placed.json [-n 10] [--slow-ns 20]
 """
 from __future__ import annotations
 
@@ -74,9 +74,20 @@ def _src(cell: dict) -> str:
     return next((s for s in src.split("|") if not s.startswith("/share/")), src.split("|")[0])
 
 
-def analyse(design: dict, count: int = 10) -> dict:
+def instance(cell: str) -> str:
+    """The module instance a cell belongs to: its name up to the last `u_...` element
+    ("u_core.g_rx[3].g_host.u_rxf.discard_q_TRELLIS_FF_Q" -> "u_core.g_rx[3].g_host.u_rxf");
+    "(wrapper)" for the out-of-context wrapper's own cells."""
+    parts = cell.split(".")
+    last = max((i for i, p in enumerate(parts[:-1]) if p.startswith("u_")), default=None)
+    return ".".join(parts[:last + 1]) if last is not None else "(wrapper)"
+
+
+def analyse(design: dict, count: int = 10, slow_ns: float | None = None) -> dict:
     """Worst register-to-register paths of a placed nextpnr design. Returns {"paths": [...],
-    "long_nets": [...]} with each path a list of steps, worst first (one per endpoint cell)."""
+    "long_nets": [...], "summary": {...}} with each path a list of steps, worst first (one per
+    endpoint cell). The summary counts the endpoints over thresholds with the wire share of their
+    paths, and the endpoints slower than slow_ns (default: half the worst path) by instance."""
     top = next(iter(design["modules"].values()))
     cells = top["cells"]
     drivers: dict[int, tuple[str, str]] = {}
@@ -189,15 +200,44 @@ def analyse(design: dict, count: int = 10) -> dict:
         worst = max(snks, key=lambda s: net_ps(bit, s))
         long_nets.append((net_ps(bit, worst), len(snks), names.get(bit, str(bit)), drivers[bit][0], worst[0]))
     long_nets.sort(reverse=True)
+
+    # Summary over every endpoint: the wire share and length of its worst path.
+    per_end = []
+    for e in ends:
+        steps = trace(e)
+        per_end.append((e[0], sum(st.net_ps for st in steps), len(steps) - 2, instance(e[1])))
+    slow = slow_ns * 1000 if slow_ns is not None else (ends[0][0] / 2 if ends else 0)
+    thresholds = []
+    for ns in (30, 20, 10, 5):
+        sel = [x for x in per_end if x[0] > ns * 1000]
+        if sel:
+            thresholds.append({"worse_than_ns": ns, "endpoints": len(sel),
+                               "wire_share": round(sum(x[1] for x in sel) / sum(x[0] for x in sel), 3),
+                               "mean_cells": round(sum(x[2] for x in sel) / len(sel), 1)})
+    by_inst: dict[str, int] = defaultdict(int)
+    for x in per_end:
+        if x[0] > slow:
+            by_inst[x[3]] += 1
     return {
         "paths": [[s.__dict__ for s in trace(e)] for e in ends[:count]],
         "long_nets": [{"ps": p, "fanout": f, "net": n, "driver": d, "sink": s}
                       for p, f, n, d, s in long_nets[:count]],
+        "summary": {"endpoints": len(ends), "thresholds": thresholds, "slow_ns": round(slow / 1000, 2),
+                    "slow_by_instance": dict(sorted(by_inst.items(), key=lambda kv: -kv[1]))},
     }
 
 
 def report(result: dict) -> str:
     out = []
+    sm = result.get("summary")
+    if sm:
+        out.append(f"{sm['endpoints']} endpoints")
+        for t in sm["thresholds"]:
+            out.append(f"  worse than {t['worse_than_ns']:>2} ns: {t['endpoints']:>6}, "
+                       f"{t['wire_share']:.0%} of it wire, {t['mean_cells']} cells per path")
+        out.append(f"endpoints worse than {sm['slow_ns']} ns by instance:")
+        for inst, n in list(sm["slow_by_instance"].items())[:25]:
+            out.append(f"  {n:>6}  {inst}")
     for i, path in enumerate(result["paths"]):
         total = path[-1]["at_ps"]
         wire = sum(s["net_ps"] for s in path)
@@ -215,9 +255,10 @@ def report(result: dict) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("placed", type=Path)
-    ap.add_argument("-n", type=int, default=10)
+    ap.add_argument("-n", type=int, default=10, help="paths and nets to list")
+    ap.add_argument("-s", "--slow-ns", type=float, help="count endpoints slower than this by instance")
     a = ap.parse_args(argv)
-    print(report(analyse(json.loads(a.placed.read_text()), a.n)))
+    print(report(analyse(json.loads(a.placed.read_text()), a.n, a.slow_ns)))
     return 0
 
 

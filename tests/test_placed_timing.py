@@ -38,3 +38,6 @@ def test_worst_path_is_the_far_register():
     assert worst[-1]["at_ps"] == pt.CLK_Q_PS["TRELLIS_FF"] + far + pt.LUT_PS + near + pt.SETUP_PS
     assert r["long_nets"][0]["net"] == "far" and r["long_nets"][0]["ps"] == far
     assert "ff_b" in pt.report(r)
+    sm = r["summary"]
+    assert sm["endpoints"] == 3 and sm["slow_by_instance"] == {"(wrapper)": 2}  # ff_c, ff_b
+    assert pt.instance("u_core.g_rx[3].g_host.u_rxf.discard_q_TRELLIS_FF_Q") == "u_core.g_rx[3].g_host.u_rxf"
