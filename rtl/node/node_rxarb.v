@@ -111,9 +111,12 @@ module node_rxarb #(
     end
     wire          sel_valid = grant_valid || (host_take && s_host_axis_tvalid);
 
+    // LANES: a copy of the handshake registers per ~80-bit slice of the segment (placement,
+    // docs/node.md "The whole node on ECP5")
     axis_register #(
         .DATA_WIDTH (DW),
-        .USER_WIDTH (UW)
+        .USER_WIDTH (UW),
+        .LANES      (8)
     ) u_reg (
         .clk           (clk),
         .rst           (rst),
