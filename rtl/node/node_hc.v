@@ -91,12 +91,9 @@ module node_hc #(
         end
     end
 
-    // LANES: a copy of the handshake registers per ~80-bit slice of the segment (placement,
-    // docs/node.md "The whole node on ECP5")
     axis_register #(
         .DATA_WIDTH (SEG_BYTES * 8),
-        .USER_WIDTH (`NOC_W),
-        .LANES      (8)
+        .USER_WIDTH (`NOC_W)
     ) u_reg (
         .clk           (clk),
         .rst           (rst),

@@ -111,12 +111,9 @@ module node_rxarb #(
     end
     wire          sel_valid = grant_valid || (host_take && s_host_axis_tvalid);
 
-    // LANES: a copy of the handshake registers per ~80-bit slice of the segment (placement,
-    // docs/node.md "The whole node on ECP5")
     axis_register #(
         .DATA_WIDTH (DW),
-        .USER_WIDTH (UW),
-        .LANES      (8)
+        .USER_WIDTH (UW)
     ) u_reg (
         .clk           (clk),
         .rst           (rst),
