@@ -102,16 +102,16 @@ def analyse(design: dict, count: int = 10, slow_ns: float | None = None) -> dict
                     drivers[b] = (name, port)
                 else:
                     sinks[b].append((name, port))
-    global_bits = {b for name, c in cells.items() if c["type"] == "DCCA"
+    untimed_bits = {b for name, c in cells.items() if c["type"] == "DCCA"
                    for b in c["connections"].get("CLKO", [])}
     locs = {name: _loc(c) for name, c in cells.items()}
     # Constant drivers (nextpnr's $PACKER_VCC / $PACKER_GND: a LUT with no inputs) time nothing.
     const_bits = {b for name, c in cells.items() if c["type"] == "TRELLIS_COMB"
                   and not any(c["connections"].get(p) for p in ("A", "B", "C", "D", "M", "FCI", "FXA", "FXB", "F1"))
                   for port in ("F", "OFX", "FCO") for b in c["connections"].get(port, [])}
-    global_bits |= const_bits
+    untimed_bits |= const_bits
     # Pins are unconstrained (as in nextpnr's figure): their nets are not timed.
-    global_bits |= {b for c in cells.values() if c["type"] == "TRELLIS_IO"
+    untimed_bits |= {b for c in cells.values() if c["type"] == "TRELLIS_IO"
                     for p, bits in c["connections"].items() if c["port_directions"].get(p) == "output"
                     for b in bits}
     inputs_of: dict[str, list[tuple[str, int]]] = defaultdict(list)   # comb cell -> (port, bit)
@@ -122,7 +122,7 @@ def analyse(design: dict, count: int = 10, slow_ns: float | None = None) -> dict
 
     def net_ps(bit: int, sink: tuple[str, str]) -> int:
         drv = drivers.get(bit)
-        if drv is None or bit in global_bits:
+        if drv is None or bit in untimed_bits:
             return 0
         if (drv[1] == "FCO" and sink[1] == "FCI") or sink[1] in ("FXA", "FXB", "F1"):
             return 0
@@ -166,7 +166,7 @@ def analyse(design: dict, count: int = 10, slow_ns: float | None = None) -> dict
             if iport in ("CLK", "CLKA", "CLKB", "WCK"):
                 continue
             drv = drivers.get(bit)
-            if drv is None or bit in global_bits:
+            if drv is None or bit in untimed_bits:
                 continue
             w = net_ps(bit, (name, iport))
             t = out_arrival(*drv) + w + SETUP_PS
@@ -195,17 +195,16 @@ def analyse(design: dict, count: int = 10, slow_ns: float | None = None) -> dict
             if isinstance(b, int) and (b not in names or n.get("hide_name", 1) == 0):
                 names[b] = nname
     for bit, snks in sinks.items():
-        if bit not in drivers or bit in global_bits or any(cells[c]["type"] == "DCCA" for c, _ in snks):
+        if bit not in drivers or bit in untimed_bits or any(cells[c]["type"] == "DCCA" for c, _ in snks):
             continue
         worst = max(snks, key=lambda s: net_ps(bit, s))
         long_nets.append((net_ps(bit, worst), len(snks), names.get(bit, str(bit)), drivers[bit][0], worst[0]))
     long_nets.sort(reverse=True)
 
     # Summary over every endpoint: the wire share and length of its worst path.
-    per_end = []
-    for e in ends:
-        steps = trace(e)
-        per_end.append((e[0], sum(st.net_ps for st in steps), len(steps) - 2, instance(e[1])))
+    traces = [trace(e) for e in ends]
+    per_end = [(e[0], sum(st.net_ps for st in steps), len(steps) - 2, instance(e[1]))
+               for e, steps in zip(ends, traces)]
     slow = slow_ns * 1000 if slow_ns is not None else (ends[0][0] / 2 if ends else 0)
     thresholds = []
     for ns in (30, 20, 10, 5):
@@ -219,7 +218,7 @@ def analyse(design: dict, count: int = 10, slow_ns: float | None = None) -> dict
         if x[0] > slow:
             by_inst[x[3]] += 1
     return {
-        "paths": [[s.__dict__ for s in trace(e)] for e in ends[:count]],
+        "paths": [[st.__dict__ for st in steps] for steps in traces[:count]],
         "long_nets": [{"ps": p, "fanout": f, "net": n, "driver": d, "sink": s}
                       for p, f, n, d, s in long_nets[:count]],
         "summary": {"endpoints": len(ends), "thresholds": thresholds, "slow_ns": round(slow / 1000, 2),

@@ -244,13 +244,17 @@ def _ecp5(e: Entry, out: Path, files: str, incs: str, placed: bool = False) -> d
     rep = json.loads((out / "nextpnr_report.json").read_text())
     fmax = {}
     for net, v in rep.get("fmax", {}).items():
-        name = re.sub(r"^\$glbnet\$", "", net).split("$")[0]
-        fmax[name] = {"achieved_mhz": round(v["achieved"], 1), "target_mhz": v["constraint"]}
+        fmax[_clock_name(net)] = {"achieved_mhz": round(v["achieved"], 1), "target_mhz": v["constraint"]}
     util = {k: v["used"] for k, v in rep.get("utilization", {}).items() if v.get("used")}
     res = {"fmax": fmax, "utilization_with_wrapper": util, "seconds": round(time.monotonic() - t0, 1)}
     if changed:
         res["params"] = e.params
     return res
+
+
+def _clock_name(net: str) -> str:
+    """The design's clock name in a nextpnr clock net name ("$glbnet$clk$TRELLIS_IO_IN" -> "clk")."""
+    return re.sub(r"^\$glbnet\$", "", net).split("$")[0]
 
 
 def _placed(e: Entry, out: Path, common: list[str], t0: float) -> dict:
@@ -262,8 +266,7 @@ def _placed(e: Entry, out: Path, common: list[str], t0: float) -> dict:
     est = {}
     for m in re.finditer(r"Max frequency for clock\s+'([^']+)': ([\d.]+) MHz \((?:PASS|FAIL) at ([\d.]+) MHz",
                          (out / "placed.log").read_text()):
-        name = re.sub(r"^\$glbnet\$", "", m.group(1)).split("$")[0]
-        est[name] = {"estimate_mhz": float(m.group(2)), "target_mhz": float(m.group(3))}
+        est[_clock_name(m.group(1))] = {"estimate_mhz": float(m.group(2)), "target_mhz": float(m.group(3))}
     analysis = placed_timing.analyse(json.loads((out / "placed.json").read_text()), count=20)
     (out / "placed_paths.txt").write_text(placed_timing.report(analysis) + "\n")
     worst = [{"ns": round(p[-1]["at_ps"] / 1000, 2), "wire_ns": round(sum(s["net_ps"] for s in p) / 1000, 2),
