@@ -246,8 +246,8 @@ def decap_latency(frame: bytes, cfg: DecapConfig, width_bytes: int, parse_stages
     last = (n - 1) // w
     k_data = b0 + (1 if r and b0 < last else 0)
     lat = 1 + parse_stages + max(k_dec + 1, k_data + x) + x
-    out, _ = decap(frame, cfg, tlen)
-    if len(out) <= w and not (last == b0 or (r and last == b0 + 1)):
+    out_len = len(d.prefix) + max(0, min(n, d.E) - d.H)   # len(decap(frame)[0]), as in decap
+    if out_len <= w and not (last == b0 or (r and last == b0 + 1)):
         # The first output beat is also the last, and input beats (padding, or bytes past the
         # IP length) follow the one that completes it: it carries the input's last tuser, so it
         # waits for the input's last beat, the output stage reading one input beat per cycle.

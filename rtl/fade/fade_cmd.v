@@ -15,8 +15,9 @@
 //   rsp_valid 1 cycle later.
 // Throughput: one command per 2 cycles plus the user's time plus the response's transmission.
 // Bad input: fade_rx is trusted: cmd_ctl (its START/STOP decode) decides, a non-dup command with
-//   cmd_ctl low is offered as a user command; a repeat before any command was executed re-posts {0, 0, 0}. rsp_take without
-//   rsp_valid and s_rsp_valid while no answer is awaited (s_rsp_ready low) are ignored.
+//   cmd_ctl low is offered as a user command; a repeat before any command was executed re-posts
+//   {0, 0, 0}. rsp_take without rsp_valid and s_rsp_valid while no answer is awaited (s_rsp_ready
+//   low) are ignored.
 `default_nettype none
 `include "fade.vh"
 

@@ -159,7 +159,6 @@ module fade_desc #(
     // tail[31:N] + 1, kept as a register updated with tail (timing: no carry chain in front of
     // the choice register)
     reg  [31-N:0] tail_hi1;
-    wire [31:0]   tail_inc = tail + 1'b1;
     wire [31:0]  want_pkt  = want_wrap ? {tail_hi1, want_slot} : {tail[31:N], want_slot};
     wire [31:0]  next_pkt  = have_want ? want_pkt : snd;
     wire [N-1:0] next_slot = have_want ? want_slot : snd[N-1:0];
@@ -334,8 +333,8 @@ module fade_desc #(
             conf[tail_slot]   <= 1'b0;
             resend[tail_slot] <= 1'b0;
             sent[tail_slot]   <= 1'b0;
-            tail              <= tail_inc;
-            if (&tail_slot) tail_hi1 <= tail_hi1 + 1'b1;   // = tail_inc[31:N] + 1
+            tail              <= tail + 1'b1;
+            if (&tail_slot) tail_hi1 <= tail_hi1 + 1'b1;   // = (tail + 1)[31:N] + 1
             below_tail        <= &tail_slot ? {M{1'b0}} : {below_tail[M-2:0], 1'b1};
             if (last_valid && tail == last_pkt) begin
                 last_valid <= 1'b0;

@@ -144,7 +144,9 @@ module fade_rx #(
     wire cmd_len   = frame_len >= `FADE_CMD_LEN;
     wire is_reset  = f_cmd == `FADE_CMD_RESET && (to_me || to_bcast) && cmd_len;
     wire is_user   = f_cmd >= `FADE_CMD_USER_MIN && f_cmd <= `FADE_CMD_USER_MAX;
-    wire is_cmd    = (f_cmd == `FADE_CMD_START || f_cmd == `FADE_CMD_STOP || is_user) && to_me && cmd_len;
+    wire f_start   = f_cmd == `FADE_CMD_START;
+    wire f_stop    = f_cmd == `FADE_CMD_STOP;
+    wire is_cmd    = (f_start || f_stop || is_user) && to_me && cmd_len;
 
     // ---- FIFOs (LUT RAM sized) ----
     reg [48:0] ack_mem [0:ACK_DEPTH-1];
@@ -160,7 +162,7 @@ module fade_rx #(
     assign {cmd_dup, cmd_ctl, cmd_code, cmd_csn, cmd_arg} = cmd_mem[cmd_rp[CW-1:0]];
 
     // ---- stage 1 (tlast beat): checks and fields registered; stage 2: queue / execute ----
-    reg        e_end, e_bad, e_good, e_ack, e_nack, e_cmd, e_reset;
+    reg        e_end, e_bad, e_good, e_ack, e_nack, e_cmd, e_reset, e_start, e_stop;
     reg [15:0] e_code, e_csn;       // type or command code; seq or csn
     reg [31:0] e_val;               // pkt or arg
     reg [47:0] e_src;
@@ -181,6 +183,8 @@ module fade_rx #(
         e_cmd   <= is_cmd;
         e_reset <= is_reset;
         e_code  <= f_cmd;
+        e_start <= f_start;
+        e_stop  <= f_stop;
         e_csn   <= f_seq;
         e_val   <= f_pkt;
         e_src   <= f_src;
@@ -188,19 +192,18 @@ module fade_rx #(
             ack_mem[ack_wp[AW-1:0]] <= {e_nack, e_csn, e_val};
         end
         if (push_cmd) begin
-            cmd_mem[cmd_wp[CW-1:0]] <= {dup, e_code == `FADE_CMD_START || e_code == `FADE_CMD_STOP,
-                                        e_code, e_csn, e_val};
+            cmd_mem[cmd_wp[CW-1:0]] <= {dup, e_start || e_stop, e_code, e_csn, e_val};
         end
         if (s_eth_tvalid) begin
             hdr_q  <= s_eth_tlast ? 256'd0 : hdr_now;
             beat_q <= s_eth_tlast ? 3'd0 : (beat_q == 3'd7 ? beat_q : beat_q + 3'd1);
         end
-        start_pulse   <= push_cmd && !dup && e_code == `FADE_CMD_START;
-        stop_pulse    <= push_cmd && !dup && e_code == `FADE_CMD_STOP;
+        start_pulse   <= push_cmd && !dup && e_start;
+        stop_pulse    <= push_cmd && !dup && e_stop;
         reset_pulse   <= do_reset;
         ev_rx_bad_fcs <= e_end && e_bad;
         ev_rx_drop    <= e_end && !push_ack && !push_cmd && !do_reset;
-        if (push_cmd && e_code == `FADE_CMD_START) begin
+        if (push_cmd && e_start) begin
             peer_mac <= e_src;
         end
         if (push_ack) ack_wp <= ack_wp + 1'b1;

@@ -603,23 +603,27 @@ module fastpath_node #(
     reg  [PORTS-1:0] inc_rx_frame, inc_tx_frame, inc_tx_seg;
     reg  [15:0] inc_rx_bytes [0:PORTS-1];
     reg  [6:0]  inc_tx_bytes [0:PORTS-1];
-    // a buffer drop counted in its reason's row (the four reasons below have sums of their own)
-    wire        drop_gen = ev_drop && ev_drop_reason != `NOC_REASON_BAD_FRAME
-                           && ev_drop_reason != `NOC_REASON_QUEUE_FULL
+    // a buffer drop counted in its reason's row (queue_full, rx_overflow and oversize count their
+    // events through their own sums instead), plus each row's sum from the rest of the node
+    wire        drop_gen = ev_drop && ev_drop_reason != `NOC_REASON_QUEUE_FULL
                            && ev_drop_reason != `NOC_REASON_RX_OVERFLOW
                            && ev_drop_reason != `NOC_REASON_OVERSIZE;
+    reg  [8:0]  drop_sum [0:15];
+    always @* begin
+        for (i = 0; i < 16; i = i + 1) begin
+            drop_sum[i] = 9'd0;
+        end
+        drop_sum[`NOC_REASON_BAD_FRAME]   = {1'b0, n_bad};
+        drop_sum[`NOC_REASON_RX_OVERFLOW] = {1'b0, n_overflow};
+        drop_sum[`NOC_REASON_OVERSIZE]    = {1'b0, n_trunc};
+        drop_sum[`NOC_REASON_QUEUE_FULL]  = {1'b0, n_copy};
+        drop_sum[`NOC_REASON_UNDERRUN]    = {1'b0, n_underrun};
+        drop_sum[`NOC_REASON_INTERNAL]    = {8'd0, ev_ht_drop[0]} + {8'd0, ev_ht_drop[1]};
+    end
     always @(posedge clk) begin
         for (i = 0; i < 16; i = i + 1) begin
-            inc_drop[i] <= {8'd0, drop_gen && ev_drop_reason == i[3:0]};
+            inc_drop[i] <= drop_sum[i] + {8'd0, drop_gen && ev_drop_reason == i[3:0]};
         end
-        inc_drop[`NOC_REASON_BAD_FRAME]   <= {1'b0, n_bad}
-            + {8'd0, ev_drop && ev_drop_reason == `NOC_REASON_BAD_FRAME};
-        inc_drop[`NOC_REASON_RX_OVERFLOW] <= {1'b0, n_overflow};
-        inc_drop[`NOC_REASON_OVERSIZE]    <= {1'b0, n_trunc};
-        inc_drop[`NOC_REASON_QUEUE_FULL]  <= {1'b0, n_copy};
-        inc_drop[`NOC_REASON_UNDERRUN]    <= {1'b0, n_underrun} + {8'd0, drop_gen && ev_drop_reason == `NOC_REASON_UNDERRUN};
-        inc_drop[`NOC_REASON_INTERNAL]    <= {8'd0, ev_ht_drop[0]} + {8'd0, ev_ht_drop[1]}
-            + {8'd0, drop_gen && ev_drop_reason == `NOC_REASON_INTERNAL};
         for (i = 0; i < PORTS; i = i + 1) begin
             inc_rx_drops[i] <= {2'd0, ev_rx_bad[i]} + {2'd0, ev_rx_bad_fwd[i]} + {2'd0, ev_rx_overflow[i]}
                 + {2'd0, ev_drop && ev_drop_port == i[4:0] && ev_drop_reason != `NOC_REASON_QUEUE_FULL};
