@@ -15,7 +15,9 @@ of the stream
 rule `ether type 0xfade numgen random mod 1000 < 10 * LOSS_PCT drop` on each end. The same number
 of bytes then goes over TCP on the same veth (`host/build/fade-tcp`, receiver in the host
 namespace, CPU time of the receiver from the accepted connection to EOF). At 0 % loss FADE
-(windows 2^4 and 2^8; libfade in poll mode, and with its receive thread: "threaded_runs") and
+(windows 2^4 and 2^8; libfade in poll mode, and with its receive thread: "threaded_runs", and
+with one ACK record per frame, the paper's format: "paper_ack_runs"; by default the host packs
+up to 8 ACK records into a frame, as the board's START response allows, docs/fade.md) and
 TCP run interleaved, 3 times each (1 with --quick); the run with the median CPU per GB is
 reported, all values kept. With 2 CPUs or more the board side (fade-emu, the TCP sender) is
 pinned to one CPU and the receiver (fade-recv, the TCP receiver) to another, for every
@@ -304,14 +306,16 @@ def receive(topo: Topology, nbytes: int, *, commands: bool = False, extra: list[
 
 def fade_run(topo: Topology, loss_pct: float, nbytes: int, commands: bool = False,
              window_log2: int = 4, pin: tuple[int, int] | None = None,
-             threaded: bool = False) -> dict:
-    """pin: (board CPU, host CPU); threaded: libfade's receive thread instead of poll mode."""
+             threaded: bool = False, ack_records: int | None = None) -> dict:
+    """pin: (board CPU, host CPU); threaded: libfade's receive thread instead of poll mode;
+    ack_records: fade-recv --ack-records (None: as many as the board allows, 8)."""
     topo.set_loss(loss_pct)
     win = ["--window-log2", str(window_log2)]
     with Emulator(topo, win, cpu=pin[0] if pin else None) as emu:
         napi0 = topo.napi_cpu()
         r = receive(topo, nbytes, commands=commands, cpu=pin[1] if pin else None,
-                    extra=win + (["--threaded"] if threaded else []))
+                    extra=win + (["--threaded"] if threaded else []) +
+                    (["--ack-records", str(ack_records)] if ack_records else []))
         napi1 = topo.napi_cpu()
         e = emu.stop()
     dropped = topo.dropped()
@@ -319,6 +323,9 @@ def fade_run(topo: Topology, loss_pct: float, nbytes: int, commands: bool = Fals
     cpu = r["cpu_user_s"] + r["cpu_sys_s"]
     return {"transport": "fade", "loss_pct": loss_pct, "window_log2": window_log2,
             "receive": "threaded" if threaded else "poll", "buf_bytes": r.get("buf_bytes"),
+            "ack_records_max": r["counters"]["ack_records"],
+            "ack_records_per_frame": round(r["counters"]["acks_sent"] / r["counters"]["ack_frames"], 2)
+            if r["counters"]["ack_frames"] else None,
             **_host_path(cpu, r["bytes"], napi0, napi1),
             "cpu_s": round(cpu, 4), "cpu_setup_s": r["cpu_setup_s"],
             "ctx_switches_per_mb": round((r["vol_ctxsw"] + r["invol_ctxsw"]) / (r["bytes"] / 1e6), 2)
@@ -413,9 +420,12 @@ def run(quick: bool = False) -> dict:
         # 0 % loss: FADE at the core's default window (2^4) and at 2^8 (libfade in poll mode,
         # and with its receive thread: "threaded"), and TCP, interleaved, each `reps` times (the
         # median run is reported, all values kept)
-        same = {"fade4": [], "fade4t": [], "tcp": [], "fade8": [], "fade8t": []}
+        same = {"fade4": [], "fade4t": [], "tcp": [], "fade8": [], "fade8t": [], "fade4p": [],
+                "fade8p": []}
         for _ in range(reps):
             same["fade4"].append(fade_run(topo, 0, nbytes, pin=pin))
+            same["fade4p"].append(fade_run(topo, 0, nbytes, pin=pin, ack_records=1))
+            same["fade8p"].append(fade_run(topo, 0, nbytes, window_log2=8, pin=pin, ack_records=1))
             same["fade4t"].append(fade_run(topo, 0, nbytes, pin=pin, threaded=True))
             same["tcp"].append(tcp_run(topo, nbytes, pin=pin))
             same["fade8"].append(fade_run(topo, 0, nbytes, window_log2=8, pin=pin))
@@ -427,6 +437,7 @@ def run(quick: bool = False) -> dict:
                 _median_run(same["fade8"]),
                 fade_run(topo, 5, nbytes // 4, window_log2=8, pin=pin)]
         threaded = [_median_run(same["fade4t"]), _median_run(same["fade8t"])]
+        paper_acks = [_median_run(same["fade4p"]), _median_run(same["fade8p"])]
         cmd = fade_run(topo, 0, nbytes // 2, commands=True, pin=pin)
         cmd8 = fade_run(topo, 0, nbytes // 2, commands=True, window_log2=8, pin=pin)
     # The same at 0 % loss with each end's receive work in its own NAPI kthread (TSO off, GRO
@@ -461,6 +472,10 @@ def run(quick: bool = False) -> dict:
             "fade_cpu_vs_tcp": {f"window_2_{r['window_log2']}": round(r["cpu_s_per_gb"] / tcp, 3)
                                 for r in (runs[0], runs[3])} if tcp else None,
             "threaded_runs": threaded,
+            "paper_ack_runs": paper_acks,
+            "fade_paper_ack_cpu_vs_tcp": {
+                f"window_2_{r['window_log2']}": round(r["cpu_s_per_gb"] / tcp, 3)
+                for r in paper_acks} if tcp else None,
             "fade_threaded_cpu_vs_tcp": {
                 f"window_2_{r['window_log2']}": round(r["cpu_s_per_gb"] / tcp, 3)
                 for r in threaded} if tcp else None,
@@ -513,6 +528,15 @@ def table(result: dict) -> str:
             f"window 2^{r['window_log2']}: {r['cpu_s_per_gb']:.3f} s/GB ({r['goodput_gbps']:.2f} Gb/s)"
             for r in result["threaded_runs"]) + "; / TCP's: " + ", ".join(
             f"{v:.2f}" for v in result["fade_threaded_cpu_vs_tcp"].values()))
+    if result.get("fade_paper_ack_cpu_vs_tcp"):
+        lines.append("with one ACK per frame (--ack-records 1, the paper's format): " + ", ".join(
+            f"window 2^{r['window_log2']}: {r['cpu_s_per_gb']:.3f} s/GB ({r['goodput_gbps']:.2f} Gb/s)"
+            for r in result["paper_ack_runs"]) + "; / TCP's: " + ", ".join(
+            f"{v:.2f}" for v in result["fade_paper_ack_cpu_vs_tcp"].values()))
+        lines.append("ACK records per ACK frame (default runs): " + ", ".join(
+            f"window 2^{r['window_log2']}: {r['ack_records_per_frame']}"
+            for r in result["runs"] if r["transport"] == "fade" and r["loss_pct"] == 0
+            and r.get("veth", "default") == "default"))
     if result.get("host_path_skipped"):
         lines.append(f"host path rows skipped: {result['host_path_skipped']}")
     if result.get("fade_cpu_vs_tcp_host_path"):

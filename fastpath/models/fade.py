@@ -52,6 +52,49 @@ def ack_frame(dst: int, src: int, seq: int, pkt: int, delay: int = 0, nack: bool
     return _pad(F.layout("ack").pack(**_hdr(dst, src), type=t, seq=seq, pkt=pkt, delay=delay))
 
 
+ACK_OFF = F.layout("ack").field("type").offset            # record 0
+ACK_RECORD_LEN = C["ack_record_len"]
+ACK_RECORDS_MAX = C["ack_records_max"]
+
+
+def acks_frame(dst: int, src: int, records: list) -> bytes:
+    """One ACK frame carrying 1..ACK_RECORDS_MAX records (seq, pkt, delay, nack) (docs/fade.md,
+    "ACK records"); with one record it is the paper's ACK frame."""
+    assert 1 <= len(records) <= ACK_RECORDS_MAX
+    body = b"".join(F.layout("ack").pack(**_hdr(dst, src), type=C["type_nack" if nack else "type_ack"],
+                                         seq=seq, pkt=pkt, delay=delay)[ACK_OFF:]
+                    for seq, pkt, delay, nack in records)
+    return _pad(F.layout("header").pack(**_hdr(dst, src)) + body)
+
+
+def ack_records(frame: bytes, limit: int = ACK_RECORDS_MAX) -> list:
+    """The records a core taking `limit` per frame reads from an ACK frame: (nack, seq, pkt,
+    delay) from record 0 on, while the type is ACK or NACK and all 12 bytes are in the frame."""
+    out = []
+    for i in range(limit):
+        off = ACK_OFF + ACK_RECORD_LEN * i
+        if off + ACK_RECORD_LEN > len(frame):
+            break
+        t = int.from_bytes(frame[off:off + 2], "big")
+        if t not in (C["type_ack"], C["type_nack"]):
+            break
+        out.append((int(t == C["type_nack"]), int.from_bytes(frame[off + 2:off + 4], "big"),
+                    int.from_bytes(frame[off + 4:off + 8], "big"), int.from_bytes(frame[off + 8:off + 12], "big")))
+    return out
+
+
+def pack_acks(frames: list, per_frame: int) -> list:
+    """ACK frames of one record each (as FadeHost.receive returns them), repacked in order into
+    frames of up to per_frame records, as a host does for a core that takes that many."""
+    out = []
+    for i in range(0, len(frames), per_frame):
+        group = frames[i:i + per_frame]
+        h = F.layout("header").unpack(group[0])
+        recs = [(seq, pkt, delay, nack) for f in group for nack, seq, pkt, delay in ack_records(f, 1)]
+        out.append(acks_frame(h["dst"], h["src"], recs))
+    return out
+
+
 def cmd_frame(dst: int, src: int, cmd: int, csn: int, arg: int = 0) -> bytes:
     return _pad(F.layout("cmd").pack(**_hdr(dst, src), cmd=cmd, csn=csn, arg=arg))
 
@@ -179,6 +222,7 @@ class FadeHost:
     acks: int = 0
     seqs: list = field(default_factory=list)   # (seq, pkt) of every data frame seen, in order
     delays: list = field(default_factory=list)
+    board_records: int = 1             # ACK records per frame the core takes (its START response)
 
     @property
     def window(self) -> int:
@@ -210,7 +254,8 @@ class FadeHost:
             self.foreign += 1
             return []
         if p.resp is not None:
-            self.cmd.on_response(p.resp)
+            if self.cmd.on_response(p.resp) and p.resp[0] == C["cmd_start"]:
+                self.board_records = max(1, min(ACK_RECORDS_MAX, p.resp[2] & 0xFF))
         if isinstance(p, Resp):
             return []
         self.seqs.append((p.seq, p.pkt))

@@ -61,7 +61,7 @@
 #define MAX_ACKS 1024u
 #define MAX_HELD 16u           /* response-carrying data frames waiting for their predecessors */
 #define HELD_MAX_NS 8000000ull  /* ... at most this long (the V3 retire timer is 1 jiffy) */
-#define TX_FRAME 128u         /* ACK TX ring: frame size (header + 60-byte frame) ... */
+#define TX_FRAME 256u         /* ACK TX ring: frame size (header + an ACK frame of up to 112 bytes) ... */
 #define TX_FRAMES 4096u       /* ... and frames: ACKs not yet consumed by the peer hold one each */
 #define TX_DATA_OFF (TPACKET2_HDRLEN - sizeof(struct sockaddr_ll))  /* frame data in a V2 TX frame */
 
@@ -103,7 +103,10 @@ struct fade {
     int rx_cpu;
     uint8_t foreign_mac[6];
     uint64_t foreign_ns;
-    uint8_t (*acks)[FADE_MIN_FRAME];
+    struct fade_ack_rec *acks;  /* the batch's ACK records, in the order of their data frames */
+    uint8_t (*ackf)[FADE_ACK_FRAME_MAX];  /* ACK frames for sendmmsg() (no TX ring, or full) */
+    unsigned ack_max;       /* option ack_records: most records per ACK frame (1..MAX) */
+    unsigned ack_per_frame; /* records per ACK frame now: min(ack_max, the board's START answer) */
     struct mmsghdr *msgs;
     struct iovec *iovs;
     /* ACK transmission: a PACKET_TX_RING (TPACKET_V2) on a second, send-only socket: ACKs are
@@ -371,8 +374,11 @@ static void handle_frame(struct fade *f, const uint8_t *d, size_t len, unsigned 
         f->c.inplace++;
     }
     if ((v == FADE_RX_NEW || v == FADE_RX_DUP) && *nacks < MAX_ACKS) {
-        fade_build_ack(f->acks[*nacks], f->board, f->self, FADE_TYPE_ACK, fr.seq, fr.pkt, fr.delay);
-        (*nacks)++;
+        struct fade_ack_rec *r = &f->acks[(*nacks)++];
+        r->type = FADE_TYPE_ACK;
+        r->seq = fr.seq;
+        r->pkt = fr.pkt;
+        r->delay = fr.delay;
     }
 }
 
@@ -403,37 +409,53 @@ static void tx_kick(struct fade *f)
                    TP_STATUS_SEND_REQUEST;
 }
 
-/* The batch's ACKs (f->acks[0..n)): into the TX ring and one send(); what does not fit (or all,
- * without a TX ring) with sendmmsg() on the receiving socket. */
+/* The batch's ACK records (f->acks[0..n)), ack_per_frame to an ACK frame (docs/fade.md, "ACK
+ * records"): into the TX ring and one send(); what does not fit (or all, without a TX ring) with
+ * sendmmsg() on the receiving socket. */
 static void send_acks(struct fade *f, unsigned n)
 {
-    unsigned i = 0, queued = 0;
+    unsigned per = __atomic_load_n(&f->ack_per_frame, __ATOMIC_RELAXED);
+    unsigned done = 0, frames = 0, m = 0, i = 0;
+    if (per < 1)
+        per = 1;
     if (f->txring) {
-        for (; queued < n; queued++) {
+        while (done < n) {
             struct tpacket2_hdr *h = tx_frame(f, f->tx_next);
-            /* AVAILABLE again once the peer has consumed the ACK sent from this frame */
+            unsigned k = n - done < per ? n - done : per;
+            size_t len;
+            /* AVAILABLE again once the peer has consumed the ACK frame sent from this slot */
             if (__atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE) != TP_STATUS_AVAILABLE)
                 break;
-            memcpy((uint8_t *)h + f->tx_off, f->acks[queued], FADE_MIN_FRAME);
-            h->tp_len = f->tx_off - TX_DATA_OFF + FADE_MIN_FRAME;
+            len = fade_build_acks((uint8_t *)h + f->tx_off, f->board, f->self, f->acks + done, k);
+            h->tp_len = (unsigned)(f->tx_off - TX_DATA_OFF + len);
             __atomic_store_n(&h->tp_status, TP_STATUS_SEND_REQUEST, __ATOMIC_RELEASE);
             f->tx_next = (f->tx_next + 1) % TX_FRAMES;
+            done += k;
+            frames++;
         }
-        if (queued)
+        if (frames)
             tx_kick(f);
     }
-    i = queued;
-    while (i < n) {
-        int r = sendmmsg(f->fd, f->msgs + i, n - i, 0);
+    for (; done + i < n; m++) {  /* the rest: frames in ackf[0..m) */
+        unsigned k = n - done - i < per ? n - done - i : per;
+        f->iovs[m].iov_len = fade_build_acks(f->ackf[m], f->board, f->self, f->acks + done + i, k);
+        i += k;
+    }
+    for (i = 0; i < m;) {
+        int r = sendmmsg(f->fd, f->msgs + i, m - i, 0);
         if (r <= 0) {
             if (r < 0 && errno == EINTR)
                 continue;
-            __atomic_fetch_add(&f->c.ack_send_fail, n - i, __ATOMIC_RELAXED);
+            __atomic_fetch_add(&f->c.ack_send_fail, 1, __ATOMIC_RELAXED);
             break;
         }
-        i += (unsigned)r;
+        for (; r > 0; r--, i++)  /* records in the frames sent */
+            done += (unsigned)((f->iovs[i].iov_len <= FADE_MIN_FRAME ? FADE_MIN_FRAME : f->iovs[i].iov_len) -
+                               FADE_ACK_TYPE_OFF) / FADE_ACK_RECORD_LEN;
+        frames += (unsigned)r;
     }
-    __atomic_fetch_add(&f->c.acks_sent, i, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&f->c.acks_sent, done, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&f->c.ack_frames, frames, __ATOMIC_RELAXED);
 }
 
 /* Frames handed over by the kernel, one V3 block or up to 64 V2 frames at a time: all handled
@@ -1115,6 +1137,7 @@ static void free_context(struct fade *f)
         munmap(f->buf, 2 * f->buf_len);
     free(f->slot_pkt);
     free(f->acks);
+    free(f->ackf);
     free(f->msgs);
     free(f->iovs);
     free(f->spans);
@@ -1202,9 +1225,13 @@ fade_t *fade_open(const char *ifname, const uint8_t board_mac[6], const struct f
     f->wakeup = FADE_PACKET_BYTES;
     f->slot_pkt = calloc((size_t)1 << o.buf_log2, sizeof(uint32_t));
     f->acks = calloc(MAX_ACKS, sizeof(*f->acks));
+    f->ackf = calloc(MAX_ACKS, sizeof(*f->ackf));
     f->msgs = calloc(MAX_ACKS, sizeof(*f->msgs));
     f->iovs = calloc(MAX_ACKS, sizeof(*f->iovs));
-    if (!f->slot_pkt || !f->acks || !f->msgs || !f->iovs) {
+    f->ack_max = o.ack_records < 1 ? FADE_ACK_RECORDS_MAX :
+                 o.ack_records > FADE_ACK_RECORDS_MAX ? FADE_ACK_RECORDS_MAX : o.ack_records;
+    f->ack_per_frame = 1;
+    if (!f->slot_pkt || !f->acks || !f->ackf || !f->msgs || !f->iovs) {
         snprintf(err, errlen, "out of memory");
         free_context(f);
         return NULL;
@@ -1230,7 +1257,7 @@ fade_t *fade_open(const char *ifname, const uint8_t board_mac[6], const struct f
     if (!o.no_tx_ring)
         setup_tx_ring(f);
     for (i = 0; i < MAX_ACKS; i++) {  /* the sendmmsg() fallback for ACKs */
-        f->iovs[i].iov_base = f->acks[i];
+        f->iovs[i].iov_base = f->ackf[i];
         f->iovs[i].iov_len = FADE_MIN_FRAME;
         f->msgs[i].msg_hdr.msg_iov = &f->iovs[i];
         f->msgs[i].msg_hdr.msg_iovlen = 1;
@@ -1399,6 +1426,8 @@ static void drop_spans(struct fade *f)
 
 int fade_start(fade_t *f, unsigned timeout_ms)
 {
+    uint64_t val = 0;
+    int ret;
     if (!f)
         return -EINVAL;
     if (f->inplace)
@@ -1414,7 +1443,14 @@ int fade_start(fade_t *f, unsigned timeout_ms)
     sync_counters(f);
     f->active = 1;
     pthread_mutex_unlock(&f->lock);
-    return do_cmd(f, FADE_CMD_START, 0, timeout_ms / CMD_TRY_MS, CMD_TRY_MS, NULL);
+    /* one ACK record per frame until the board has said how many it takes (its answer) */
+    __atomic_store_n(&f->ack_per_frame, 1, __ATOMIC_RELAXED);
+    ret = do_cmd(f, FADE_CMD_START, 0, timeout_ms / CMD_TRY_MS, CMD_TRY_MS, &val);
+    if (ret == 0) {
+        unsigned n = fade_board_ack_records(val);
+        __atomic_store_n(&f->ack_per_frame, n < f->ack_max ? n : f->ack_max, __ATOMIC_RELAXED);
+    }
+    return ret;
 }
 
 int fade_stop(fade_t *f, unsigned timeout_ms)
@@ -1691,6 +1727,8 @@ void fade_get_counters(fade_t *f, struct fade_counters *c)
     sync_counters(f);
     *c = f->c;
     c->acks_sent = __atomic_load_n(&f->c.acks_sent, __ATOMIC_RELAXED);
+    c->ack_frames = __atomic_load_n(&f->c.ack_frames, __ATOMIC_RELAXED);
+    c->ack_records = __atomic_load_n(&f->ack_per_frame, __ATOMIC_RELAXED);
     c->ack_send_fail = __atomic_load_n(&f->c.ack_send_fail, __ATOMIC_RELAXED);
     c->cmds_sent = __atomic_load_n(&f->c.cmds_sent, __ATOMIC_RELAXED);
     c->cmd_retries = __atomic_load_n(&f->c.cmd_retries, __ATOMIC_RELAXED);

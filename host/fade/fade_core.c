@@ -142,15 +142,55 @@ static size_t fill(uint8_t *out, size_t len)
     return len < FADE_MIN_FRAME ? FADE_MIN_FRAME : len;
 }
 
+size_t fade_build_acks(uint8_t *out, const uint8_t dst[6], const uint8_t src[6],
+                       const struct fade_ack_rec *r, unsigned n)
+{
+    unsigned i;
+    if (n < 1)
+        n = 1;
+    if (n > FADE_ACK_RECORDS_MAX)
+        n = FADE_ACK_RECORDS_MAX;
+    fade_build_header(out, dst, src);
+    for (i = 0; i < n; i++) {
+        uint8_t *o = out + FADE_ACK_RECORD_LEN * i;
+        fade_put16(o + FADE_ACK_TYPE_OFF, r[i].type);
+        fade_put16(o + FADE_ACK_SEQ_OFF, r[i].seq);
+        fade_put32(o + FADE_ACK_PKT_OFF, r[i].pkt);
+        fade_put32(o + FADE_ACK_DELAY_OFF, r[i].delay);
+    }
+    return fill(out, FADE_ACK_LEN + FADE_ACK_RECORD_LEN * (n - 1));
+}
+
 size_t fade_build_ack(uint8_t *out, const uint8_t dst[6], const uint8_t src[6], uint16_t type,
                       uint16_t seq, uint32_t pkt, uint32_t delay)
 {
-    fade_build_header(out, dst, src);
-    fade_put16(out + FADE_ACK_TYPE_OFF, type);
-    fade_put16(out + FADE_ACK_SEQ_OFF, seq);
-    fade_put32(out + FADE_ACK_PKT_OFF, pkt);
-    fade_put32(out + FADE_ACK_DELAY_OFF, delay);
-    return fill(out, FADE_ACK_LEN);
+    struct fade_ack_rec r = {.type = type, .seq = seq, .pkt = pkt, .delay = delay};
+    return fade_build_acks(out, dst, src, &r, 1);
+}
+
+unsigned fade_parse_acks(const uint8_t *f, size_t len, struct fade_ack_rec *r, unsigned max)
+{
+    unsigned n = 0;
+    size_t off = 0;
+    for (; n < max && n < FADE_ACK_RECORDS_MAX; n++, off += FADE_ACK_RECORD_LEN) {
+        uint16_t t;
+        if (FADE_ACK_LEN + off > len)
+            break;
+        t = fade_get16(f + FADE_ACK_TYPE_OFF + off);
+        if (t != FADE_TYPE_ACK && t != FADE_TYPE_NACK)
+            break;
+        r[n].type = t;
+        r[n].seq = fade_get16(f + FADE_ACK_SEQ_OFF + off);
+        r[n].pkt = fade_get32(f + FADE_ACK_PKT_OFF + off);
+        r[n].delay = fade_get32(f + FADE_ACK_DELAY_OFF + off);
+    }
+    return n;
+}
+
+unsigned fade_board_ack_records(uint64_t resp_val)
+{
+    unsigned n = (unsigned)(resp_val & 0xFF);
+    return n < 1 ? 1 : n > FADE_ACK_RECORDS_MAX ? FADE_ACK_RECORDS_MAX : n;
 }
 
 size_t fade_build_cmd(uint8_t *out, const uint8_t dst[6], const uint8_t src[6], uint16_t cmd,

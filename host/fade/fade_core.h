@@ -76,11 +76,30 @@ void fade_put32(uint8_t *p, uint32_t v);
 void fade_put64(uint8_t *p, uint64_t v);
 void fade_put64le(uint8_t *p, uint64_t v);
 
-/* Builders: write the frame into out (at least FADE_MIN_FRAME bytes), return its length
- * (filled to 60 bytes with FADE_FILLER). */
+/* ACK records (docs/fade.md, "ACK records"): an ACK frame carries 1..FADE_ACK_RECORDS_MAX of
+ * them, record i at byte FADE_ACK_TYPE_OFF + FADE_ACK_RECORD_LEN * i; a board takes as many per
+ * frame as its START / STOP response value (bits 7..0) says, one when that is 0. */
+#define FADE_ACK_FRAME_MAX (FADE_ACK_TYPE_OFF + FADE_ACK_RECORD_LEN * FADE_ACK_RECORDS_MAX)
+struct fade_ack_rec {
+    uint16_t type;          /* FADE_TYPE_ACK or FADE_TYPE_NACK */
+    uint16_t seq;
+    uint32_t pkt, delay;
+};
+
+/* Builders: write the frame into out (at least FADE_MIN_FRAME bytes; FADE_ACK_FRAME_MAX for
+ * fade_build_acks), return its length (filled to 60 bytes with FADE_FILLER). */
 size_t fade_build_header(uint8_t *out, const uint8_t dst[6], const uint8_t src[6]);
 size_t fade_build_ack(uint8_t *out, const uint8_t dst[6], const uint8_t src[6], uint16_t type,
                       uint16_t seq, uint32_t pkt, uint32_t delay);
+/* One ACK frame with records r[0..n), n 1..FADE_ACK_RECORDS_MAX (clamped). */
+size_t fade_build_acks(uint8_t *out, const uint8_t dst[6], const uint8_t src[6],
+                       const struct fade_ack_rec *r, unsigned n);
+/* The records of an ACK/NACK frame (fade_parse() said FADE_K_ACK or FADE_K_NACK) as a board
+ * taking max per frame reads them: from record 0, while the type is ACK or NACK and all its
+ * bytes are within len. Returns how many were written to r (0..max). */
+unsigned fade_parse_acks(const uint8_t *f, size_t len, struct fade_ack_rec *r, unsigned max);
+/* What a START / STOP response value says: ACK records per frame the board takes, 1..MAX. */
+unsigned fade_board_ack_records(uint64_t resp_val);
 size_t fade_build_cmd(uint8_t *out, const uint8_t dst[6], const uint8_t src[6], uint16_t cmd,
                       uint16_t csn, uint32_t arg);
 size_t fade_build_resp(uint8_t *out, const uint8_t dst[6], const uint8_t src[6], uint16_t cmd,

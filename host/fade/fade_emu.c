@@ -5,7 +5,7 @@
  *   fade-emu -i IF [--mac MAC] [--window-log2 N] [--timeout-us US] [--step K] [--first V]
  *            [--last-words K] [--adapt-window W] [--adapt-hi PCT] [--adapt-lo PCT]
  *            [--delay-step CYC] [--delay-max CYC] [--delay-min CYC] [--clock-mhz F]
- *            [--batch B] [--seconds S] [--cpu C] [--first-seq S]
+ *            [--batch B] [--seconds S] [--cpu C] [--first-seq S] [--ack-records R]
  *
  * The same rules as the RTL core (docs/fade_host.md, "Protocol"):
  *  - accepts Ethertype 0xFADE, version 0x0100, destination = its MAC (broadcast for RESET);
@@ -18,6 +18,8 @@
  *    is not executed again, its stored response is re-sent; responses ride in the next data
  *    frame, or a RESP frame when no data frame is waiting;
  *  - ACK confirms; stale ACKs are counted, ACKs for packets never sent are protocol errors;
+ *    an ACK frame may carry up to --ack-records records (default 8, the RTL's ACK_RECORDS;
+ *    the START / STOP response value says how many: docs/fade.md, "ACK records");
  *    early retransmission on ACK (seq S, packet P): every sent, unconfirmed Q < P whose last
  *    seq is older than S; NACK: retransmit at once; timeout: retransmit after --timeout-us;
  *  - delay adaptation: over --adapt-window transmissions, retransmissions / transmissions above
@@ -65,7 +67,7 @@ struct slot {
 struct counters {
     uint64_t tx, tx_bytes, retx, retx_early, retx_nack, retx_timeout, resp_frames;
     uint64_t acks, stale_acks, ack_errors, nacks, cmds, cmd_exec, cmd_dup, starts, stops, resets;
-    uint64_t foreign, bad, pkts, words, tx_fail, delay_up, delay_down;
+    uint64_t foreign, bad, pkts, words, tx_fail, delay_up, delay_down, ack_frames;
 };
 
 static struct {
@@ -93,6 +95,7 @@ static struct {
     unsigned adapt_window, adapt_hi, adapt_lo, win_tx, win_retx;
     uint64_t next_tx_ns;
     unsigned batch;
+    unsigned ack_records;             /* ACK records taken per ACK frame */
     struct counters c;
     unsigned rng;
 } E;
@@ -122,7 +125,8 @@ static void print_counters(void)
            "\"stale_acks\": %llu, \"ack_errors\": %llu, \"nacks\": %llu, \"cmds\": %llu, "
            "\"cmd_exec\": %llu, \"cmd_dup\": %llu, \"starts\": %llu, \"stops\": %llu, "
            "\"resets\": %llu, \"foreign\": %llu, \"bad\": %llu, \"pkts\": %llu, \"words\": %llu, "
-           "\"tx_fail\": %llu, \"delay\": %u, \"delay_up\": %llu, \"delay_down\": %llu}\n",
+           "\"tx_fail\": %llu, \"delay\": %u, \"delay_up\": %llu, \"delay_down\": %llu, "
+           "\"ack_frames\": %llu}\n",
            (unsigned long long)c->tx, (unsigned long long)c->tx_bytes,
            (unsigned long long)c->retx, (unsigned long long)c->retx_early,
            (unsigned long long)c->retx_nack, (unsigned long long)c->retx_timeout,
@@ -134,7 +138,8 @@ static void print_counters(void)
            (unsigned long long)c->resets, (unsigned long long)c->foreign,
            (unsigned long long)c->bad, (unsigned long long)c->pkts,
            (unsigned long long)c->words, (unsigned long long)c->tx_fail, E.delay,
-           (unsigned long long)c->delay_up, (unsigned long long)c->delay_down);
+           (unsigned long long)c->delay_up, (unsigned long long)c->delay_down,
+           (unsigned long long)c->ack_frames);
     fflush(stdout);
 }
 
@@ -312,7 +317,7 @@ static void on_cmd(const struct fade_frame *fr)
         reset_stream();
         memcpy(E.dest, fr->src, 6);
         E.streaming = 1;
-        respond(FADE_CMD_START, fr->csn, 0);
+        respond(FADE_CMD_START, fr->csn, E.ack_records);
         break;
     case FADE_CMD_STOP:
         E.c.stops++;
@@ -320,7 +325,7 @@ static void on_cmd(const struct fade_frame *fr)
             E.streaming = 0;
             E.stopping = 1;
         }
-        respond(FADE_CMD_STOP, fr->csn, 0);
+        respond(FADE_CMD_STOP, fr->csn, E.ack_records);
         break;
     default:
         E.c.cmd_exec++;
@@ -380,9 +385,19 @@ static void on_frame(const uint8_t *d, size_t len)
     }
     switch (k) {
     case FADE_K_ACK:
-    case FADE_K_NACK:
-        on_ack(&fr);
+    case FADE_K_NACK: {
+        struct fade_ack_rec r[FADE_ACK_RECORDS_MAX];
+        unsigned i, n = fade_parse_acks(d, len, r, E.ack_records);
+        E.c.ack_frames++;
+        for (i = 0; i < n; i++) {
+            fr.kind = r[i].type == FADE_TYPE_NACK ? FADE_K_NACK : FADE_K_ACK;
+            fr.seq = r[i].seq;
+            fr.pkt = r[i].pkt;
+            fr.delay = r[i].delay;
+            on_ack(&fr);
+        }
         break;
+    }
     case FADE_K_CMD:
         on_cmd(&fr);
         break;
@@ -428,7 +443,8 @@ static void usage(void)
     fprintf(stderr, "usage: fade-emu -i IF [--mac MAC] [--window-log2 N] [--timeout-us US] "
                     "[--step K] [--first V] [--last-words K] [--adapt-window W] [--adapt-hi PCT] "
                     "[--adapt-lo PCT] [--delay-step C] [--delay-max C] [--delay-min C] "
-                    "[--clock-mhz F] [--batch B] [--seconds S] [--cpu C] [--first-seq S]\n");
+                    "[--clock-mhz F] [--batch B] [--seconds S] [--cpu C] [--first-seq S] "
+                    "[--ack-records R]\n");
     exit(2);
 }
 
@@ -440,7 +456,7 @@ int main(int argc, char **argv)
         {"adapt-window", 1, 0, 'W'}, {"adapt-hi", 1, 0, 'H'}, {"adapt-lo", 1, 0, 'L'},
         {"delay-step", 1, 0, 'S'}, {"delay-max", 1, 0, 'X'}, {"delay-min", 1, 0, 'Y'},
         {"clock-mhz", 1, 0, 'c'}, {"batch", 1, 0, 'b'}, {"seconds", 1, 0, 's'},
-        {"cpu", 1, 0, 'C'}, {"first-seq", 1, 0, 'q'}, {0, 0, 0, 0}};
+        {"cpu", 1, 0, 'C'}, {"first-seq", 1, 0, 'q'}, {"ack-records", 1, 0, 'R'}, {0, 0, 0, 0}};
     const char *ifname = NULL;
     double seconds = 0, clock_mhz = 156.25;
     int opt, cpu = -1;
@@ -463,6 +479,7 @@ int main(int argc, char **argv)
     E.delay_step = 16;
     E.delay_max = 20000;
     E.batch = 16;
+    E.ack_records = FADE_ACK_RECORDS_MAX;
     E.rng = (unsigned)getpid();
     while ((opt = getopt_long(argc, argv, "i:", longopts, NULL)) != -1) {
         switch (opt) {
@@ -484,10 +501,12 @@ int main(int argc, char **argv)
         case 's': seconds = atof(optarg); break;
         case 'C': cpu = atoi(optarg); break;
         case 'q': E.seq = (uint16_t)strtoul(optarg, NULL, 0); break;  /* tests: start near a wrap */
+        case 'R': E.ack_records = (unsigned)atoi(optarg); break;
         default: usage();
         }
     }
     if (!ifname || E.win_log2 > 16 || E.batch < 1 || E.batch > MAX_TX_BATCH || clock_mhz <= 0 ||
+        E.ack_records < 1 || E.ack_records > FADE_ACK_RECORDS_MAX ||
         E.adapt_window < 1)
         usage();
     E.win = 1u << E.win_log2;

@@ -5,7 +5,7 @@
  *             [--buf-log2 M] [--window-log2 N] [--wakeup BYTES] [--commands]
  *             [--cmd-timeout-ms MS] [--cmd-retries R] [--rx-cpu C] [--no-reset]
  *             [--ring v2|v3] [--ring-block-kib K] [--ring-blocks B] [--ack-sendmmsg]
- *             [--threaded | --poll-mode] [--inplace | --no-inplace]
+ *             [--ack-records R] [--threaded | --poll-mode] [--inplace | --no-inplace]
  *
  * Opens the board (RESET unless --no-reset), START, reads the buffer in place and writes the
  * stream to FILE ("-": stdout; none: nowhere), STOP once --bytes were received, --seconds passed
@@ -16,7 +16,9 @@
  * thread's calls handle the frames and send the ACKs; no receive thread) unless --threaded
  * (libfade's receive thread), and reads in place (fade_read_span(): packets that arrived in
  * order straight from the RX ring, without a copy; needs the V3 ring) unless --no-inplace
- * (fade_read_ptrs() on the receiver buffer) or --threaded.
+ * (fade_read_ptrs() on the receiver buffer) or --threaded. --ack-records R: at most R ACK
+ * records per ACK frame (default: as many as the board's START response allows; 1: the paper's
+ * one ACK per frame).
  * Prints one JSON line (rate; CPU time of this process from START to the end of the stream, and
  * of fade_open() apart; context switches; verification, commands, the library's counters) on stdout, or on stderr when the stream goes to stdout. Exit 1 on a verification
  * failure, a wrong or failed command, or a stream that does not end; 2 on usage errors.
@@ -85,7 +87,8 @@ static void usage(void)
                     "[--verify] [--step K] [--buf-log2 M] [--window-log2 N] [--wakeup BYTES] "
                     "[--commands] [--cmd-timeout-ms MS] [--cmd-retries R] [--rx-cpu C] "
                     "[--no-reset] [--ring v2|v3] [--ring-block-kib K] [--ring-blocks B] "
-                    "[--ack-sendmmsg] [--threaded | --poll-mode] [--inplace | --no-inplace]\n");
+                    "[--ack-sendmmsg] [--ack-records R] [--threaded | --poll-mode] "
+                    "[--inplace | --no-inplace]\n");
     exit(2);
 }
 
@@ -98,7 +101,7 @@ int main(int argc, char **argv)
         {"cmd-retries", 1, 0, 'R'}, {"rx-cpu", 1, 0, 'C'}, {"no-reset", 0, 0, 'n'}, {"ring", 1, 0, 'r'},
         {"ring-block-kib", 1, 0, 'K'}, {"ring-blocks", 1, 0, 'B'}, {"ack-sendmmsg", 0, 0, 'A'},
         {"threaded", 0, 0, 't'}, {"poll-mode", 0, 0, 'P'}, {"inplace", 0, 0, 'I'},
-        {"no-inplace", 0, 0, 'X'},
+        {"no-inplace", 0, 0, 'X'}, {"ack-records", 1, 0, 'Q'},
         {0, 0, 0, 0}};
     const char *ifname = NULL, *mac_s = NULL, *out_path = NULL;
     uint64_t limit = 0, step = 1, total = 0;
@@ -145,6 +148,7 @@ int main(int argc, char **argv)
         case 'K': o.ring_block_kib = (unsigned)atoi(optarg); break;
         case 'B': o.ring_blocks = (unsigned)atoi(optarg); break;
         case 'A': o.no_tx_ring = 1; break;
+        case 'Q': o.ack_records = (unsigned)atoi(optarg); if (o.ack_records < 1 || o.ack_records > 8) usage(); break;
         case 't': o.poll_mode = 0; o.inplace = 0; break;
         case 'P': o.poll_mode = 1; break;
         case 'I': o.poll_mode = 1; o.inplace = 1; break;
@@ -278,6 +282,7 @@ int main(int argc, char **argv)
                 "{\"frames\": %llu, \"data\": %llu, \"dups\": %llu, \"future\": %llu, "
                 "\"no_space\": %llu, \"idle_data\": %llu, \"foreign\": %llu, \"bad_version\": %llu, "
                 "\"bad_frame\": %llu, \"resets_sent\": %llu, \"acks_sent\": %llu, "
+                "\"ack_frames\": %llu, \"ack_records\": %llu, "
                 "\"ack_send_fail\": %llu, \"responses\": %llu, \"stale_responses\": %llu, "
                 "\"cmds_sent\": %llu, \"cmd_retries\": %llu, \"kernel_drops\": %llu, "
                 "\"inplace\": %llu}}\n",
@@ -294,7 +299,8 @@ int main(int argc, char **argv)
                 (unsigned long long)c.no_space, (unsigned long long)c.idle_data,
                 (unsigned long long)c.foreign, (unsigned long long)c.bad_version,
                 (unsigned long long)c.bad_frame, (unsigned long long)c.resets_sent,
-                (unsigned long long)c.acks_sent, (unsigned long long)c.ack_send_fail,
+                (unsigned long long)c.acks_sent, (unsigned long long)c.ack_frames,
+                (unsigned long long)c.ack_records, (unsigned long long)c.ack_send_fail,
                 (unsigned long long)c.responses, (unsigned long long)c.stale_responses,
                 (unsigned long long)c.cmds_sent, (unsigned long long)c.cmd_retries,
                 (unsigned long long)c.kernel_drops, (unsigned long long)c.inplace);

@@ -84,11 +84,28 @@ static void check_one(const uint8_t *data, size_t len)
         if (fade_rx_eos(&rx) || ((consume_rng >> 20) & 0xFF) == 0)
             fade_rx_reset(&rx);
     } else if (k == FADE_K_ACK || k == FADE_K_NACK) {
-        uint8_t out[FADE_MIN_FRAME];
+        uint8_t out[FADE_ACK_FRAME_MAX];
         struct fade_frame c;
+        struct fade_ack_rec r[FADE_ACK_RECORDS_MAX], r2[FADE_ACK_RECORDS_MAX];
+        unsigned n, n2, i;
+        size_t olen;
         fade_build_ack(out, a.dst, a.src, a.type, a.seq, a.pkt, a.delay);
-        ENSURE(fade_parse(out, sizeof(out), &c) == k && c.seq == a.seq && c.pkt == a.pkt &&
+        ENSURE(fade_parse(out, FADE_MIN_FRAME, &c) == k && c.seq == a.seq && c.pkt == a.pkt &&
                    c.delay == a.delay, "ACK round trip");
+        /* the board's reading of the records (fade-emu): within the frame, record 0 = the
+         * parser's, every record an ACK/NACK, fewer with a lower limit; they round-trip */
+        n = fade_parse_acks(f, len, r, FADE_ACK_RECORDS_MAX);
+        ENSURE(n >= 1 && n <= FADE_ACK_RECORDS_MAX &&
+                   FADE_ACK_LEN + (size_t)FADE_ACK_RECORD_LEN * (n - 1) <= len, "records outside");
+        ENSURE(r[0].type == a.type && r[0].seq == a.seq && r[0].pkt == a.pkt && r[0].delay == a.delay,
+               "record 0");
+        ENSURE(fade_parse_acks(f, len, r2, n - 1) == n - 1, "limit");
+        olen = fade_build_acks(out, a.dst, a.src, r, n);
+        n2 = fade_parse_acks(out, olen, r2, FADE_ACK_RECORDS_MAX);
+        ENSURE(n2 == n && olen <= sizeof(out), "records round trip");
+        for (i = 0; i < n; i++)
+            ENSURE(r2[i].type == r[i].type && r2[i].seq == r[i].seq && r2[i].pkt == r[i].pkt &&
+                       r2[i].delay == r[i].delay, "records round trip");
     } else if (k == FADE_K_CMD) {
         uint8_t out[FADE_MIN_FRAME];
         struct fade_frame c;
@@ -151,9 +168,18 @@ static size_t make_frame(uint8_t *f)
         len = fade_build_resp(f, a, b, (uint16_t)rnd64(), (uint16_t)rnd64(), rnd64());
         break;
     case FADE_TYPE_ACK:
-    case FADE_TYPE_NACK:
-        len = fade_build_ack(f, b, a, type, (uint16_t)rnd64(), (uint32_t)rnd64(), (uint32_t)rnd64());
+    case FADE_TYPE_NACK: {
+        struct fade_ack_rec r[FADE_ACK_RECORDS_MAX];
+        unsigned i, n = 1 + rnd(FADE_ACK_RECORDS_MAX);
+        for (i = 0; i < n; i++) {
+            r[i].type = i == 0 ? type : rnd(2) ? FADE_TYPE_ACK : FADE_TYPE_NACK;
+            r[i].seq = (uint16_t)rnd64();
+            r[i].pkt = (uint32_t)rnd64();
+            r[i].delay = (uint32_t)rnd64();
+        }
+        len = fade_build_acks(f, b, a, r, n);
         break;
+    }
     default:
         len = fade_build_cmd(f, b, a, type, (uint16_t)rnd64(), (uint32_t)rnd64());
         break;

@@ -375,11 +375,55 @@ static void test_api_without_socket(void)
     CHECK(strstr(fade_strerror(-ETIMEDOUT), "timed out") != NULL, "strerror");
 }
 
+/* ACK records (docs/fade.md, "ACK records"): the frame's layout, the board's reading of it, and
+ * what a START response value allows. */
+static void test_ack_records(void)
+{
+    uint8_t f[FADE_ACK_FRAME_MAX + 8];
+    struct fade_ack_rec r[FADE_ACK_RECORDS_MAX], g[FADE_ACK_RECORDS_MAX];
+    struct fade_frame fr;
+    unsigned i, n;
+    size_t len;
+
+    for (i = 0; i < FADE_ACK_RECORDS_MAX; i++) {
+        r[i].type = i % 3 == 2 ? FADE_TYPE_NACK : FADE_TYPE_ACK;
+        r[i].seq = (uint16_t)(0x100 + i);
+        r[i].pkt = 0x1000u + i;
+        r[i].delay = 7u * i;
+    }
+    CHECK(FADE_ACK_FRAME_MAX == 112 && FADE_ACK_RECORD_LEN == 12, "112-byte frame of 8 records");
+    for (n = 1; n <= FADE_ACK_RECORDS_MAX; n++) {
+        len = fade_build_acks(f, BOARD, HOST, r, n);
+        CHECK(len == (n <= 3 ? 60u : 16u + 12u * n), "%u records: %zu bytes", n, len);
+        CHECK(fade_parse(f, len, &fr) == FADE_K_ACK && fr.seq == 0x100 && fr.pkt == 0x1000,
+              "%u records: record 0 is the paper's ACK", n);
+        CHECK(fade_parse_acks(f, len, g, FADE_ACK_RECORDS_MAX) == n && !memcmp(g, r, n * sizeof(*r)),
+              "%u records read back", n);
+        CHECK(fade_parse_acks(f, len, g, 2) == (n < 2 ? n : 2), "%u records, limit 2", n);
+        if (n > 1)
+            CHECK(fade_parse_acks(f, len - 1, g, FADE_ACK_RECORDS_MAX) == (len > 16 + 12 * n ? n : n - 1),
+                  "%u records, the last one cut", n);
+    }
+    len = fade_build_acks(f, BOARD, HOST, r, 5);
+    fade_put16(f + FADE_ACK_TYPE_OFF + 3 * FADE_ACK_RECORD_LEN, FADE_TYPE_DATA);
+    CHECK(fade_parse_acks(f, len, g, FADE_ACK_RECORDS_MAX) == 3, "another type ends the records");
+    len = fade_build_ack(f, BOARD, HOST, FADE_TYPE_NACK, 1, 2, 3);
+    CHECK(fade_parse_acks(f, len, g, FADE_ACK_RECORDS_MAX) == 1 && g[0].type == FADE_TYPE_NACK,
+          "a paper ACK frame (0xA5 filler) is one record");
+    CHECK(fade_build_acks(f, BOARD, HOST, r, 0) == 60 && fade_parse_acks(f, 60, g, 8) == 1, "n 0 -> 1");
+    CHECK(fade_build_acks(f, BOARD, HOST, r, 99) == FADE_ACK_FRAME_MAX, "n clamped to 8");
+    CHECK(fade_board_ack_records(0) == 1 && fade_board_ack_records(1) == 1 &&
+              fade_board_ack_records(5) == 5 && fade_board_ack_records(8) == 8 &&
+              fade_board_ack_records(200) == 8 && fade_board_ack_records(0x100) == 1,
+          "START response value -> records per frame");
+}
+
 int main(void)
 {
     unsigned s;
     test_serial_numbers();
     test_parser();
+    test_ack_records();
     test_buffer_basics();
     test_buffer_wrap();
     for (s = 1; s <= 6; s++)

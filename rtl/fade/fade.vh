@@ -200,4 +200,8 @@
 `define FADE_CMD_USER_MAX 16'd32767
 // 64-bit words in a data packet (8,192 bytes).
 `define FADE_WORDS_PER_PACKET 11'd1024
+// Bytes per ACK record (type, seq, pkt, delay); record i of an ACK frame starts at byte 16 + 12 i.
+`define FADE_ACK_RECORD_LEN 8'd12
+// Most ACK records one ACK frame may carry (a 112-byte frame).
+`define FADE_ACK_RECORDS_MAX 8'd8
 `endif

@@ -25,6 +25,7 @@ module fade_1g #(
     parameter DA_MAX = 4096,
     parameter DA_INIT = 0,
     parameter ACK_FIFO = 16,
+    parameter ACK_RECORDS = 8,
     parameter CMD_FIFO = 4
 ) (
     input  wire        clk,
@@ -93,7 +94,7 @@ module fade_1g #(
     fade_core #(
         .N(N), .TIMEOUT(TIMEOUT), .DA_WINDOW(DA_WINDOW), .DA_HI(DA_HI), .DA_LO(DA_LO),
         .DA_STEP(DA_STEP), .DA_MIN(DA_MIN), .DA_MAX(DA_MAX), .DA_INIT(DA_INIT),
-        .ACK_FIFO(ACK_FIFO), .CMD_FIFO(CMD_FIFO)
+        .ACK_FIFO(ACK_FIFO), .CMD_FIFO(CMD_FIFO), .ACK_RECORDS(ACK_RECORDS)
     ) u_core (
         .clk(clk), .rst(rst), .cfg_local_mac(cfg_local_mac),
         .s_axis_tdata(s_axis_tdata), .s_axis_tvalid(s_axis_tvalid), .s_axis_tready(s_axis_tready),

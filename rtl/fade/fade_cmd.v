@@ -3,7 +3,8 @@
 // Takes one command at a time from the receiver's command FIFO, in order:
 //   dup = 1 (csn equal to the last command's): the stored response is posted again; the command
 //     is not executed (ev_cmd_repeat).
-//   START / STOP (already executed by fade_rx): response {code, csn, 0} is posted (ev_cmd_exec).
+//   START / STOP (already executed by fade_rx): response {code, csn, CTL_VALUE} is posted
+//     (ev_cmd_exec); fade_core sets CTL_VALUE to the ACK records per frame it takes (docs/fade.md).
 //   user code: offered on m_cmd_* (valid/ready); then the user's answer is taken on s_rsp_*
 //     (s_rsp_ready is high only while a command is waiting for its answer); response
 //     {code, csn, s_rsp_value} is stored and posted (ev_cmd_exec, one cycle after s_rsp).
@@ -21,7 +22,9 @@
 `default_nettype none
 `include "fade.vh"
 
-module fade_cmd (
+module fade_cmd #(
+    parameter [63:0] CTL_VALUE = 64'd0
+) (
     input  wire        clk,
     input  wire        rst,
 
@@ -78,10 +81,10 @@ module fade_cmd (
                     rsp_valid   <= 1'b1;
                     rsp_code    <= cmd_code;
                     rsp_csn     <= cmd_csn;
-                    rsp_value   <= 64'd0;
+                    rsp_value   <= CTL_VALUE;
                     st_code     <= cmd_code;
                     st_csn      <= cmd_csn;
-                    st_value    <= 64'd0;
+                    st_value    <= CTL_VALUE;
                 end else begin
                     m_cmd_valid <= 1'b1;
                     m_cmd_code  <= cmd_code;

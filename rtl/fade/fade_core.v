@@ -34,7 +34,9 @@
 //   never sent or in the future is ignored (ev_proto_err). A silent host only fills the buffer
 //   (s_axis_tready low) and causes timeout retransmissions.
 // Parameters: N 2..6 (buffer 2^N packets = window); TIMEOUT cycles (16..2^28); DA_* delay
-//   adaptation (see fade_tx); ACK_FIFO, CMD_FIFO depths (powers of two, 2..256); PKT_INIT,
+//   adaptation (see fade_tx); ACK_FIFO, CMD_FIFO depths (powers of two, 2..256); ACK_RECORDS
+//   (1..8, <= ACK_FIFO) ACK records taken per ACK frame, reported as the START / STOP response
+//   value so that a host batches at most that many (docs/fade.md); PKT_INIT,
 //   SEQ_INIT first packet / frame sequence number after START (protocol: 0; tests: wrap-around).
 `default_nettype none
 
@@ -50,6 +52,7 @@ module fade_core #(
     parameter DA_INIT = 0,
     parameter ACK_FIFO = 16,
     parameter CMD_FIFO = 4,
+    parameter ACK_RECORDS = 8,
     parameter [31:0] PKT_INIT = 32'd0,
     parameter [15:0] SEQ_INIT = 16'd0
 ) (
@@ -112,7 +115,7 @@ module fade_core #(
     wire [15:0] cmd_code, cmd_csn;
     wire [31:0] cmd_arg;
 
-    fade_rx #(.ACK_DEPTH(ACK_FIFO), .CMD_DEPTH(CMD_FIFO)) u_rx (
+    fade_rx #(.ACK_DEPTH(ACK_FIFO), .CMD_DEPTH(CMD_FIFO), .ACK_RECORDS(ACK_RECORDS)) u_rx (
         .clk(clk), .rst(rst), .cfg_local_mac(cfg_local_mac),
         .s_eth_tdata(s_eth_tdata), .s_eth_tkeep(s_eth_tkeep), .s_eth_tvalid(s_eth_tvalid),
         .s_eth_tlast(s_eth_tlast), .s_eth_tuser(s_eth_tuser),
@@ -160,7 +163,7 @@ module fade_core #(
     wire [15:0] rsp_code, rsp_csn;
     wire [63:0] rsp_value;
 
-    fade_cmd u_cmd (
+    fade_cmd #(.CTL_VALUE(ACK_RECORDS)) u_cmd (
         .clk(clk), .rst(srst),
         .cmd_valid(cmd_valid), .cmd_ready(cmd_ready), .cmd_dup(cmd_dup), .cmd_ctl(cmd_ctl), .cmd_code(cmd_code),
         .cmd_csn(cmd_csn), .cmd_arg(cmd_arg),

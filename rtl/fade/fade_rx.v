@@ -9,6 +9,17 @@
 // range). Everything else is dropped: ev_rx_bad_fcs for a bad frame, ev_rx_drop for every
 // dropped frame (bad FCS, foreign, malformed, or its FIFO full).
 //
+// ACK records (docs/fade.md): an ACK/NACK frame carries 1..ACK_RECORDS records of
+// FADE_ACK_RECORD_LEN bytes (type, seq, pkt, delay), the first at the paper's offsets, each next
+// one right after it. The records end at the first record whose type is neither ACK nor NACK
+// (the 0xA5 filler reads as TYPE_DATA), at the frame's end (a record counts only if all its 12
+// bytes are in the frame), or after ACK_RECORDS. Each record is written into the ACK FIFO's
+// free slots as its fields pass (slot wp + i, not yet visible); the frame's verdict on its tlast
+// beat publishes all of them at once, or none (bad FCS, foreign, or a record that found no free
+// slot: the frame is dropped and counted, as a lost ACK frame). fade_cmd reports ACK_RECORDS
+// in the START / STOP response value, so that a host sends several records only to a core that
+// takes them.
+//
 // Exactly-once commands: the receiver remembers the csn of the last command it queued. A command
 // with that same csn is queued with dup = 1 (the command processor re-sends the stored response
 // and does not execute it; START and STOP are not executed again either). RESET forgets the csn.
@@ -22,13 +33,15 @@
 // Bad input: every frame failing a check is dropped and counted (above), never blocks the MAC.
 //   tkeep is assumed contiguous on tlast (only the frame length uses it). A repeated START still
 //   updates peer_mac from its source (no start_pulse).
-// Parameters: ACK_DEPTH, CMD_DEPTH: FIFO depths, powers of two 2..256.
+// Parameters: ACK_DEPTH, CMD_DEPTH: FIFO depths, powers of two 2..256 (ACK_DEPTH >= ACK_RECORDS);
+//   ACK_RECORDS: records taken from one ACK frame, 1..FADE_ACK_RECORDS_MAX (8).
 `default_nettype none
 `include "fade.vh"
 
 module fade_rx #(
     parameter ACK_DEPTH = 16,
-    parameter CMD_DEPTH = 4
+    parameter CMD_DEPTH = 4,
+    parameter ACK_RECORDS = 8
 ) (
     input  wire        clk,
     input  wire        rst,
@@ -71,6 +84,15 @@ module fade_rx #(
         if (CMD_DEPTH < 2 || CMD_DEPTH > 256 || (CMD_DEPTH & (CMD_DEPTH - 1)) != 0) begin : g_bad_cmd
             PARAMETER_ERROR_CMD_DEPTH_must_be_a_power_of_2_from_2_to_256 u_error();
         end
+        if (ACK_RECORDS < 1 || ACK_RECORDS > `FADE_ACK_RECORDS_MAX || ACK_RECORDS > ACK_DEPTH) begin : g_bad_rec
+            PARAMETER_ERROR_ACK_RECORDS_must_be_1_to_8_and_at_most_ACK_DEPTH u_error();
+        end
+        // The record extraction below assumes 12-byte records from byte 16 (half of them start
+        // mid-beat) and reads each record's first 8 bytes (type, seq, pkt) in one piece.
+        if (`FADE_ACK_RECORD_LEN != 12 || `FADE_ACK_TYPE_OFF != 16 || `FADE_ACK_SEQ_OFF != 18 ||
+            `FADE_ACK_PKT_OFF != 20 || `FADE_ACK_LEN != 28) begin : g_bad_rec_layout
+            PARAMETER_ERROR_fade_rx_expects_12_byte_ack_records_from_byte_16 u_error();
+        end
     endgenerate
 
     localparam AW = $clog2(ACK_DEPTH);
@@ -78,11 +100,11 @@ module fade_rx #(
 
     // ---- frame capture: the first 4 beats (32 bytes) hold every field the receiver reads ----
     reg  [255:0] hdr_q;
-    // Beats seen so far in this frame, saturating at 7: every length the receiver checks is below
-    // 7 beats (56 bytes; checked below), so a 3-bit count keeps the length compares small.
-    reg  [2:0]   beat_q;
-    wire [255:0] hdr_now = !beat_q[2] ? (hdr_q | ({192'd0, s_eth_tdata} << (64 * beat_q[1:0])))
-                                      : hdr_q;
+    // Beats seen so far in this frame, saturating at 15: every length the receiver checks is below
+    // 15 beats (120 bytes; the last ACK record ends at byte 112), so a 4-bit count.
+    reg  [3:0]   beat_q;
+    wire [255:0] hdr_now = beat_q[3:2] == 2'd0 ? (hdr_q | ({192'd0, s_eth_tdata} << (64 * beat_q[1:0])))
+                                               : hdr_q;
 
     // Byte count of the frame on its tlast beat (tkeep is contiguous from lane 0).
     reg [3:0] keep_bytes;
@@ -93,10 +115,11 @@ module fade_rx #(
             if (s_eth_tkeep[k]) keep_bytes = keep_bytes + 4'd1;
         end
     end
-    wire [6:0]  frame_len = {beat_q, 3'd0} + {3'd0, keep_bytes};   // saturates above 56 bytes
+    wire [7:0]  frame_len = {1'b0, beat_q, 3'd0} + {4'd0, keep_bytes};   // saturates above 120 bytes
     generate
-        if (`FADE_ACK_LEN > 56 || `FADE_CMD_LEN > 56) begin : g_bad_len
-            PARAMETER_ERROR_fade_rx_checks_lengths_up_to_56_bytes_only u_error();
+        if (`FADE_ACK_LEN + (`FADE_ACK_RECORDS_MAX - 1) * `FADE_ACK_RECORD_LEN > 120 ||
+            `FADE_CMD_LEN > 120) begin : g_bad_len
+            PARAMETER_ERROR_fade_rx_checks_lengths_up_to_120_bytes_only u_error();
         end
     endgenerate
 
@@ -153,7 +176,6 @@ module fade_rx #(
     reg [AW:0] ack_wp, ack_rp;
     reg [65:0] cmd_mem [0:CMD_DEPTH-1];
     reg [CW:0] cmd_wp, cmd_rp;
-    wire ack_full = (ack_wp - ack_rp) == ACK_DEPTH[AW:0];
     wire cmd_full = (cmd_wp - cmd_rp) == CMD_DEPTH[CW:0];
 
     assign ack_valid = ack_wp != ack_rp;
@@ -161,16 +183,68 @@ module fade_rx #(
     assign cmd_valid = cmd_wp != cmd_rp;
     assign {cmd_dup, cmd_ctl, cmd_code, cmd_csn, cmd_arg} = cmd_mem[cmd_rp[CW-1:0]];
 
+    // ---- ACK records: record r's type, seq and pkt are bytes 16 + 12r .. 23 + 12r, so they
+    // complete in beat 2 + 3r/2 (r even: that whole beat) or 2 + (3r + 1)/2 (r odd: the upper
+    // half of the beat before, the lower half of this one). ----
+    reg  [63:32] prev_q;            // the upper half of the previous beat of this frame
+    reg  [AW:0]  rec_n;             // records of this frame written into the FIFO so far
+    reg          rec_run;           // every record so far was an ACK/NACK
+    reg          rec_over;          // a record found no free slot
+    reg          rec_odd;           // the record completing in this beat is an odd one
+    reg          rec_here;          // a record (r < ACK_RECORDS) completes in this beat
+
+    // Beat in which record r's first 8 bytes (type, seq, pkt) complete; its end (all 12 bytes).
+    function [3:0] rec_beat;
+        input [3:0] r;
+        rec_beat = 4'd2 + r + r / 4'd2 + {3'd0, r[0]};   // 2 + (3r + r mod 2) / 2
+    endfunction
+    function [7:0] rec_end;
+        input [3:0] r;
+        rec_end = `FADE_ACK_LEN + `FADE_ACK_RECORD_LEN * {4'd0, r};
+    endfunction
+
+    integer r;
+    always @* begin
+        rec_here = 1'b0;
+        rec_odd  = 1'b0;
+        for (r = 0; r < ACK_RECORDS; r = r + 1) begin
+            if (beat_q == rec_beat(r[3:0])) begin
+                rec_here = 1'b1;
+                rec_odd  = r[0];
+            end
+        end
+    end
+    // The record's 8 bytes, byte 0 in [7:0]: odd records start in lane 4 of the previous beat.
+    wire [63:0]  rec_bytes = rec_odd ? {s_eth_tdata[31:0], prev_q[63:32]} : s_eth_tdata;
+    wire [15:0]  rec_type  = {rec_bytes[7:0], rec_bytes[15:8]};
+    wire [15:0]  rec_seq   = {rec_bytes[23:16], rec_bytes[31:24]};
+    wire [31:0]  rec_pkt   = {rec_bytes[39:32], rec_bytes[47:40], rec_bytes[55:48], rec_bytes[63:56]};
+    wire         rec_ack   = rec_type == `FADE_TYPE_ACK || rec_type == `FADE_TYPE_NACK;
+    wire [AW:0]  rec_slot  = ack_wp + rec_n;
+    wire         rec_room  = (rec_slot - ack_rp) != ACK_DEPTH[AW:0];
+    wire         rec_take  = s_eth_tvalid && rec_here && rec_run && rec_ack;
+    wire [AW:0]  recs_now  = rec_n + {{AW{1'b0}}, rec_take && rec_room};
+    // Records whose 12 bytes all lie within the frame (by its length, on the tlast beat).
+    reg  [AW:0]  len_recs;
+    integer r2;
+    always @* begin
+        len_recs = {(AW + 1){1'b0}};
+        for (r2 = 0; r2 < ACK_RECORDS; r2 = r2 + 1) begin
+            if (frame_len >= rec_end(r2[3:0])) len_recs = len_recs + 1'b1;
+        end
+    end
+
     // ---- stage 1 (tlast beat): checks and fields registered; stage 2: queue / execute ----
-    reg        e_end, e_bad, e_good, e_ack, e_nack, e_cmd, e_reset, e_start, e_stop;
-    reg [15:0] e_code, e_csn;       // type or command code; seq or csn
-    reg [31:0] e_val;               // pkt or arg
+    reg        e_end, e_bad, e_good, e_ack, e_cmd, e_reset, e_start, e_stop, e_over;
+    reg [15:0] e_code, e_csn;       // command code; csn
+    reg [31:0] e_val;               // arg
     reg [47:0] e_src;
+    reg [AW:0] e_recs;              // ACK records to publish: written and within the frame
     reg        have_csn;
     reg [15:0] last_csn;
     wire       dup = have_csn && e_csn == last_csn;
     wire       good = e_end && !e_bad && e_good;
-    wire       push_ack = good && e_ack && !ack_full;
+    wire       push_ack = good && e_ack && !e_over;
     wire       push_cmd = good && e_cmd && !cmd_full;
     wire       do_reset = good && e_reset;
 
@@ -179,7 +253,8 @@ module fade_rx #(
         e_bad   <= bad_fcs;
         e_good  <= fade_hdr;
         e_ack   <= is_ack;
-        e_nack  <= f_type == `FADE_TYPE_NACK;
+        e_over  <= rec_over || (rec_take && !rec_room);
+        e_recs  <= recs_now < len_recs ? recs_now : len_recs;
         e_cmd   <= is_cmd;
         e_reset <= is_reset;
         e_code  <= f_cmd;
@@ -188,15 +263,21 @@ module fade_rx #(
         e_csn   <= f_seq;
         e_val   <= f_pkt;
         e_src   <= f_src;
-        if (push_ack) begin
-            ack_mem[ack_wp[AW-1:0]] <= {e_nack, e_csn, e_val};
+        if (rec_take && rec_room) begin
+            ack_mem[rec_slot[AW-1:0]] <= {rec_type == `FADE_TYPE_NACK, rec_seq, rec_pkt};
+        end
+        if (s_eth_tvalid) begin
+            prev_q   <= s_eth_tdata[63:32];
+            rec_n    <= s_eth_tlast ? {(AW + 1){1'b0}} : recs_now;
+            rec_run  <= s_eth_tlast || (rec_run && !(rec_here && !rec_ack));
+            rec_over <= !s_eth_tlast && (rec_over || (rec_take && !rec_room));
         end
         if (push_cmd) begin
             cmd_mem[cmd_wp[CW-1:0]] <= {dup, e_start || e_stop, e_code, e_csn, e_val};
         end
         if (s_eth_tvalid) begin
             hdr_q  <= s_eth_tlast ? 256'd0 : hdr_now;
-            beat_q <= s_eth_tlast ? 3'd0 : (beat_q == 3'd7 ? beat_q : beat_q + 3'd1);
+            beat_q <= s_eth_tlast ? 4'd0 : (beat_q == 4'd15 ? beat_q : beat_q + 4'd1);
         end
         start_pulse   <= push_cmd && !dup && e_start;
         stop_pulse    <= push_cmd && !dup && e_stop;
@@ -206,7 +287,7 @@ module fade_rx #(
         if (push_cmd && e_start) begin
             peer_mac <= e_src;
         end
-        if (push_ack) ack_wp <= ack_wp + 1'b1;
+        if (push_ack) ack_wp <= ack_wp + e_recs;
         if (ack_valid && ack_ready) ack_rp <= ack_rp + 1'b1;
         if (push_cmd) begin
             cmd_wp   <= cmd_wp + 1'b1;
@@ -222,7 +303,11 @@ module fade_rx #(
         end
         if (rst) begin
             hdr_q       <= 256'd0;
-            beat_q      <= 3'd0;
+            beat_q      <= 4'd0;
+            prev_q      <= 32'd0;
+            rec_n       <= {(AW + 1){1'b0}};
+            rec_run     <= 1'b1;
+            rec_over    <= 1'b0;
             e_end       <= 1'b0;
             start_pulse <= 1'b0;
             stop_pulse  <= 1'b0;

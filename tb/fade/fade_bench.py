@@ -7,7 +7,7 @@ import logging
 import random
 
 import cocotb
-from cocotb.triggers import ClockCycles, ReadOnly, RisingEdge, with_timeout
+from cocotb.triggers import ClockCycles, ReadOnly, RisingEdge, SimTimeoutError, with_timeout
 from cocotbext.axi import AxiStreamBus, AxiStreamFrame, AxiStreamSink, AxiStreamSource
 
 from fastpath.models import fade as M
@@ -77,14 +77,32 @@ class Bench:
         return bytes(f.tdata), p, bad
 
     def pump(self, drop_data=0.0, dup_data=0.0, drop_ack=0.0, dup_ack=0.0, reorder=0.0, drop_resp=0.0,
-             drop_first=()):
+             drop_first=(), batch=1):
         """Host loop: frames from the core through a lossy channel to the host model, ACKs back.
-        Packets in drop_first lose their first transmission for sure."""
+        Packets in drop_first lose their first transmission for sure. batch > 1: ACK records are
+        held and sent min(batch, the core's START response) to a frame, as libfade does per ring
+        block: when that many are held, or when no frame has come for 300 cycles; the losses
+        then hit whole ACK frames."""
         async def run():
             held = None
             dropped = set()
+            pending = []
             while True:
-                raw, p, bad = await self.recv(timeout_cycles=10**9)
+                if pending:
+                    try:
+                        raw, p, bad = await self.recv(timeout_cycles=300)
+                    except SimTimeoutError:
+                        raw, p, bad = b"", None, False
+                else:
+                    raw, p, bad = await self.recv(timeout_cycles=10**9)
+                per = min(batch, self.host.board_records)
+                if pending and (p is None or len(pending) >= per):
+                    out, pending = M.pack_acks(pending, per), []
+                    for a in out:
+                        if self.r.random() >= drop_ack:
+                            await self.send(a)
+                            if self.r.random() < dup_ack:
+                                await self.send(a)
                 if bad or p is None:
                     continue
                 if isinstance(p, M.Resp) or p.resp is not None:
@@ -100,6 +118,9 @@ class Bench:
                 acks = []
                 for _ in range(copies):
                     acks += self.host.receive(raw)
+                if batch > 1:
+                    pending += acks
+                    continue
                 out = []
                 for a in acks:
                     if self.r.random() < drop_ack:

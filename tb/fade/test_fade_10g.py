@@ -1,5 +1,6 @@
 """fade_10g at the XGMII pins (cocotbext-eth XgmiiSource / XgmiiSink) driven by the Python host model:
-START, a short stream (2 packets and 100 words) with one data frame and one ACK lost, a user command,
+START, a short stream (2 packets and 100 words) with data frames and ACK frames lost (ACKs up to 4
+records to a frame, as the core's START response allows), a user command,
 a frame with a bad FCS (counted by the core, ignored), STOP; data verified, FCS of every frame good."""
 import cocotb
 from cocotb.triggers import ClockCycles
@@ -16,7 +17,7 @@ PARAMS = {"N": 2, "TIMEOUT": 6000}
 async def run_stream(b, period_ns):
     await b.start(period_ns=period_ns)
     b.responder()
-    b.pump(drop_data=0.15, drop_ack=0.15)
+    b.pump(drop_data=0.15, drop_ack=0.15, batch=4)
     await b.command(b.host.start, timeout_cycles=20_000)
     n = 2 * 1024 + 100
     feeding = cocotb.start_soon(b.feed(n, pause_p=0.1))

@@ -7,9 +7,11 @@ by its MAC address, sends START, verifies the test pattern (each 64-bit word = p
 sends user commands while the data streams (each must return arg * 2 + 1, executed exactly once:
 the test counts executions on the core's command port), stops after a byte count and waits for
 the last packet. Passes when fade-recv reports the stream complete and verified, every command
-answered, and the core executed each command sequence number once.
+answered, the core executed each command sequence number once, and the host learned from the
+core's START response to send up to 8 ACK records per frame (docs/fade.md, "ACK records").
 
 Skips cleanly without root, network namespaces, nftables or the host build."""
+import json
 import os
 import subprocess
 import time
@@ -91,6 +93,10 @@ async def stream_to_the_host_receiver(dut):
     dut._log.info("fade-recv:\n%s", out)
     dut._log.info("bridge %s; commands executed for %d csn", port.stats, len(executed))
     assert recv.returncode == 0, f"fade-recv exit {recv.returncode}:\n{out}"
+    report = json.loads(next(line for line in out.splitlines() if line.startswith("{")))
+    c = report["counters"]
+    # the core's START response allowed 8 ACK records per frame, and the host used it
+    assert c["ack_records"] == 8 and 0 < c["ack_frames"] <= c["acks_sent"], c
     assert executed, "no user command reached the core"
     assert all(n == 1 for n in executed.values()), f"a command ran more than once: {executed}"
 

@@ -1,12 +1,16 @@
-"""fade_rx: random good and bad frames (ACK, NACK, START, STOP, RESET, user commands; bad FCS,
-foreign or broadcast destination, wrong Ethertype/version, short, unknown codes) with random gaps
-and random backpressure on the ACK and command FIFOs, checked against a Python model of the
-receiver; every pulse, event and (idle FIFO) output exactly 2 cycles after the tlast beat."""
+"""fade_rx: random good and bad frames (ACK, NACK with 1..10 ACK records, records cut by the
+frame's end or ended by another type, START, STOP, RESET, user commands; bad FCS, foreign or
+broadcast destination, wrong Ethertype/version, short, unknown codes) with random gaps and random
+backpressure on the ACK and command FIFOs, checked against a Python model of the receiver
+(fastpath.models.fade.ack_records for the records); every pulse, event and (idle FIFO) output
+exactly 2 cycles after the tlast beat."""
 import cocotb
+import pytest
 from cocotb.triggers import ClockCycles, FallingEdge
 from cocotbext.axi import AxiStreamBus, AxiStreamSource
 
 from fastpath import formats
+from fastpath.models import fade as FM
 from fastpath.sim import runner
 from fastpath.sim.axis import frame
 from fastpath.sim.tb import high, params, pauses, rng, start
@@ -30,9 +34,20 @@ def random_frame(r, csns):
     hdr = dict(dst=ME, src=r.getrandbits(48) & ~(1 << 40), ethertype=C["ethertype"], version=C["version"])
     kind = r.choice(["ack", "ack", "ack", "cmd", "cmd", "cmd", "reset", "junk"])
     if kind == "ack":
-        t = r.choice([C["type_ack"], C["type_nack"]])
-        b = F.layout("ack").pack(**hdr, type=t, seq=r.getrandbits(16), pkt=r.getrandbits(32),
-                                 delay=r.getrandbits(32))
+        n = r.choice([1, 1, 2, 3, r.randint(1, 10), FM.ACK_RECORDS_MAX, FM.ACK_RECORDS_MAX + 1])
+        recs = [(r.getrandbits(16), r.getrandbits(32), r.getrandbits(32), r.random() < 0.3) for _ in range(n)]
+        b = bytearray(FM.acks_frame(hdr["dst"], hdr["src"], recs[:FM.ACK_RECORDS_MAX]))
+        if n > FM.ACK_RECORDS_MAX:
+            b += bytes(b[-FM.ACK_RECORD_LEN:])          # one record past the limit
+        if n > 1 and r.random() < 0.2:                  # a later record of another type ends them
+            i = r.randrange(1, n)
+            off = FM.ACK_OFF + FM.ACK_RECORD_LEN * i
+            b[off:off + 2] = r.choice([0, C["type_data"], C["type_ack"] ^ 0x100]).to_bytes(2, "big")
+        if r.random() < 0.15:                           # cut inside or at the end of a record
+            b = b[:r.randint(F.layout("ack").length, len(b))]
+        elif r.random() < 0.3:
+            b = b[:F.layout("ack").length + FM.ACK_RECORD_LEN * (n - 1)]   # bare, no padding
+        b = bytes(b)
         lim = F.layout("ack").length
     else:
         if kind == "reset":
@@ -66,7 +81,8 @@ def random_frame(r, csns):
 class Model:
     """The receiver as documented: what each frame does (in order, no FIFO full)."""
 
-    def __init__(self):
+    def __init__(self, records: int):
+        self.records = records
         self.have_csn, self.last_csn, self.peer = False, 0, BCAST
         self.acks, self.cmds, self.events = [], [], []
 
@@ -81,8 +97,7 @@ class Model:
             return {"ev_rx_drop"}
         code = int.from_bytes(b[16:18], "big") if len(b) >= 18 else 0
         if code in (C["type_ack"], C["type_nack"]) and h["dst"] == ME and len(b) >= F.layout("ack").length:
-            a = F.layout("ack").unpack(b)
-            self.acks.append((int(code == C["type_nack"]), a["seq"], a["pkt"]))
+            self.acks += [(nack, seq, pkt) for nack, seq, pkt, _ in FM.ack_records(b, self.records)]
             return set()
         if len(b) < F.layout("cmd").length:
             return {"ev_rx_drop"}
@@ -182,17 +197,24 @@ async def random_run(dut, gap_p, ready_p, n):
     if gap_p:
         b.source.set_pause_generator(pauses(r, gap_p))
     b.p_ack = b.p_cmd = ready_p
-    m = Model()
+    p = params()
+    depth, records = p.get("ACK_DEPTH", 16), p.get("ACK_RECORDS", 8)
+    m = Model(records)
     csns = []
     expected_events = []  # per frame, the set of pulses
-    queued = []  # per frame: "ack", "cmd" or None
+    queued = []  # per frame: ("ack", index of its first record), ("cmd", index) or None
     for _ in range(n):
         data, bad = random_frame(r, csns)
         if not bad and len(data) >= 18 and int.from_bytes(data[16:18], "big") == C["cmd_reset"]:
             await b.idle()  # RESET empties the FIFOs: let the consumers drain them first
         na, nc = len(m.acks), len(m.cmds)
+        if not bad and len(data) >= 18 and int.from_bytes(data[16:18], "big") in (C["type_ack"], C["type_nack"]):
+            # the model has no FIFO-full case: wait until the frame's records surely fit
+            # (records queued by the model and not yet taken at the output <= the free slots)
+            while len(m.acks) - len(b.acks) + min(records, len(FM.ack_records(data, records))) > depth:
+                await ClockCycles(dut.clk, 1)
         expected_events.append(m.frame(data, bad))
-        queued.append("ack" if len(m.acks) > na else "cmd" if len(m.cmds) > nc else None)
+        queued.append(("ack", na) if len(m.acks) > na else ("cmd", nc) if len(m.cmds) > nc else None)
         await b.send(data, bad)
     await b.idle()
     assert b.acks == m.acks
@@ -217,13 +239,20 @@ async def random_frames(dut):
 
 @cocotb.test()
 async def fifo_latency(dut):
-    """Back-to-back frames, consumers always ready: each ACK / command at the FIFO output exactly
-    2 cycles after its tlast beat."""
+    """Back-to-back frames, consumers always ready: each command and each ACK frame's first
+    record at the FIFO output exactly 2 cycles after its tlast beat (or, if records of the frames
+    before it are still queued, the cycle after the last of them), its other records in the
+    cycles after it."""
     b, queued = await random_run(dut, gap_p=0.0, ready_p=0.0, n=300)
-    acks_t = [t + LATENCY for t, q in queued if q == "ack"]
-    cmds_t = [t + LATENCY for t, q in queued if q == "cmd"]
-    assert acks_t and cmds_t
-    assert b.ack_first == acks_t
+    acks = {i: t + LATENCY for t, q in queued if q and q[0] == "ack" for i in [q[1]]}
+    cmds_t = [t + LATENCY for t, q in queued if q and q[0] == "cmd"]
+    assert acks and cmds_t
+    assert len(b.ack_first) == len(b.acks)
+    want, t = [], -1
+    for i in range(len(b.acks)):
+        t = max(acks.get(i, -1), t + 1)
+        want.append(t)
+    assert b.ack_first == want
     assert b.cmd_first == cmds_t
 
 
@@ -267,5 +296,32 @@ async def fifo_full_and_reset_flush(dut):
     assert b.acks == [] and b.cmds == [(0, C["cmd_start"], 7, 0)]
 
 
-def test_fade_rx():
-    runner.run("fade_rx", __name__)
+@cocotb.test()
+async def records_partly_free(dut):
+    """Bad input: an ACK frame whose records do not all find a free slot publishes none of them
+    (dropped and counted, as a lost ACK frame); the free slots are still free afterwards."""
+    r, b = await setup(dut)
+    p = params()
+    depth, records = p.get("ACK_DEPTH", 16), p.get("ACK_RECORDS", 8)
+    b.p_ack = 1.0
+    hdr = dict(dst=ME, src=0x0A0B0C0D0E0F)
+    first = [(i, 1000 + i, 0, False) for i in range(depth - records + 1)]
+    for i in range(0, len(first), records):
+        await b.send(FM.acks_frame(**hdr, records=first[i:i + records]), False)
+    batch = [(100 + i, 2000 + i, 0, i % 2 == 1) for i in range(records)]
+    await b.send(FM.acks_frame(**hdr, records=batch), False)     # one record too many for the room
+    await b.source.wait()
+    await ClockCycles(dut.clk, 5)
+    assert [e[1] for e in b.events] == ["ev_rx_drop"]
+    b.p_ack = 0.0
+    await b.idle()
+    assert b.acks == [(0, s, k) for s, k, _, _ in first]
+    b.acks.clear()
+    await b.send(FM.acks_frame(**hdr, records=batch), False)     # now it fits
+    await b.idle()
+    assert b.acks == [(int(n), s, k) for s, k, _, n in batch]
+
+
+@pytest.mark.parametrize("records,depth", [(8, 16), (3, 4), (1, 2)])
+def test_fade_rx(records, depth):
+    runner.run("fade_rx", __name__, {"ACK_RECORDS": records, "ACK_DEPTH": depth})

@@ -53,6 +53,9 @@ struct fade_options {
                             * sleep in poll() on the sockets; ACKs go out only while the
                             * application is in those calls. Commands from other threads still
                             * work (the waiting command thread reads its response itself). */
+    unsigned ack_records;  /* most ACK records per ACK frame (docs/fade.md, "ACK records"):
+                            * 0 (default): as many as the board's START response allows (up to
+                            * 8); 1: one ACK per frame, the paper's format, whatever the board */
     int inplace;           /* 1 (needs poll_mode and ring_version 3): packets that arrive in
                             * order are read IN PLACE from the RX ring (no copy into the buffer);
                             * read with fade_read_span() / fade_release_span(), not
@@ -78,8 +81,10 @@ struct fade_counters {
     uint64_t bad_version;   /* frames from the board with a wrong protocol version */
     uint64_t bad_frame;     /* frames from the board with a bad type, length or word count */
     uint64_t resets_sent;   /* RESETs sent: to unknown boards sending FADE data, and ours */
-    uint64_t acks_sent;
-    uint64_t ack_send_fail; /* ACKs the kernel refused to send */
+    uint64_t acks_sent;     /* ACK records sent */
+    uint64_t ack_frames;    /* ... in this many frames (up to ack_records records each) */
+    uint64_t ack_records;   /* ACK records per frame now: min(option, the board's START answer) */
+    uint64_t ack_send_fail; /* ACK frames the kernel refused to send */
     uint64_t responses;     /* command responses matched to the waiting command */
     uint64_t stale_responses; /* responses nobody waits for (duplicates, old csn) */
     uint64_t cmds_sent;     /* command frames sent, retries included */

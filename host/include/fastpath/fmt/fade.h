@@ -130,5 +130,7 @@
 #define FADE_CMD_USER_MIN 0x100  /* Lowest user command code (passed to the command port). */
 #define FADE_CMD_USER_MAX 0x7fff  /* Highest user command code. */
 #define FADE_WORDS_PER_PACKET 0x400  /* 64-bit words in a data packet (8,192 bytes). */
+#define FADE_ACK_RECORD_LEN 0xc  /* Bytes per ACK record (type, seq, pkt, delay); record i of an ACK frame starts at byte 16 + 12 i. */
+#define FADE_ACK_RECORDS_MAX 0x8  /* Most ACK records one ACK frame may carry (a 112-byte frame). */
 
 #endif /* FASTPATH_FMT_FADE_H */
