@@ -109,23 +109,28 @@ def topo(built):
 @pytest.mark.parametrize("loss_pct,nbytes,mode", [
     (0, 96 << 20, "inplace"), (5, 32 << 20, "inplace"), (0, 48 << 20, "poll"),
     (5, 32 << 20, "poll"), (5, 32 << 20, "poll-v2"), (0, 48 << 20, "threaded"),
-    (5, 32 << 20, "threaded")])
+    (5, 32 << 20, "threaded"), (0, 32 << 20, "sendmmsg"), (5, 32 << 20, "sendmmsg"),
+    (5, 32 << 20, "paper-acks")])
 def test_stream_end_to_end(topo, loss_pct, nbytes, mode):
     """inplace: fade-recv's default, libfade in poll mode (the reading thread handles the
     frames, the command thread reads its responses itself) reading in-order packets in place
     from the RX ring (out-of-order ones through the buffer); poll: poll mode reading the
     receiver buffer; poll-v2: that with the TPACKET_V2 ring (responses in the ring, no response
-    socket); threaded: libfade's receive thread."""
+    socket); threaded: libfade's receive thread; sendmmsg: ACK frames with sendmmsg() instead
+    of the TX ring; paper-acks: one ACK record per frame (--ack-records 1), the others up to 8
+    as the emulated board's START response allows."""
     from fastpath.bench import fade
     topo.set_loss(loss_pct)
     extra = {"inplace": [], "poll": ["--poll-mode", "--no-inplace"],
-             "poll-v2": ["--poll-mode", "--ring", "v2"], "threaded": ["--threaded"]}[mode]
+             "poll-v2": ["--poll-mode", "--ring", "v2"], "threaded": ["--threaded"],
+             "sendmmsg": ["--ack-sendmmsg"], "paper-acks": ["--ack-records", "1"]}[mode]
     # frame sequence numbers from 60000: the stream crosses 2^16 (wrap) and runs through the
     # half 2^15..2^16 - 1, where a held response frame once made the host ACK out of order
     with fade.Emulator(topo, ["--first-seq", "60000"]) as emu:
         r = fade.receive(topo, nbytes, commands=True, timeout=60, extra=extra)
         e = emu.stop()
-    assert r["poll_mode"] == (mode != "threaded") and r["inplace"] == (mode == "inplace"), r
+    in_place = mode in ("inplace", "sendmmsg", "paper-acks")   # fade-recv's default: in place
+    assert r["poll_mode"] == (mode != "threaded") and r["inplace"] == in_place, r
     dropped = topo.dropped()
     assert r["rc"] == 0, r
     assert r["eos"] == 1 and r["verified"] is True and r["bytes"] >= nbytes, r
@@ -133,12 +138,24 @@ def test_stream_end_to_end(topo, loss_pct, nbytes, mode):
     assert r["words"] * 8 == r["bytes"] == e["words"] * 8, (r, e)  # every word once, no more
     assert r["first_word"] == 0
     # exactly once: every command the host saw answered was executed once, none twice
-    assert r["commands"] > 10 and r["commands_failed"] == r["commands_wrong"] == 0, r
+    # (how many commands finish while the data streams depends on the machine: 6 to hundreds)
+    assert r["commands"] > 0 and r["commands_failed"] == r["commands_wrong"] == 0, r
     assert e["cmd_exec"] == r["commands"], (r["commands"], e)
     assert e["starts"] == 1 and e["stops"] == 1
     c = r["counters"]
     assert c["future"] == 0 and c["bad_frame"] == 0 and c["bad_version"] == 0
-    if mode == "inplace":  # read in place, the rest (out of order, response frames) copied
+    # ACK records: as many per frame as the board said (8), or 1 when asked; every record counted
+    assert c["ack_records"] == (1 if mode == "paper-acks" else 8), c
+    assert 0 < c["ack_frames"] <= c["acks_sent"] <= c["ack_frames"] * c["ack_records"], c
+    if mode == "paper-acks":
+        assert c["ack_frames"] == c["acks_sent"]
+    if not loss_pct:  # every ACK frame reached the board (threaded: the receive thread may
+        # still send one after fade-recv read its counters)
+        assert e["ack_frames"] == c["ack_frames"] or (mode == "threaded" and e["ack_frames"] > c["ack_frames"]), (e, c)
+    if mode in ("inplace", "sendmmsg") and not loss_pct:
+        # a ring block's ACKs go out together: at full rate blocks hold several data frames
+        assert c["ack_frames"] < c["acks_sent"], c
+    if in_place:  # read in place, the rest (out of order, response frames) copied
         # both paths taken; how many go in place depends on scheduling (what arrives while the
         # application reads copied data is copied too: 17 % to ~100 % seen at 0 % loss), so the
         # share is a figure for the benchmark, not a test condition

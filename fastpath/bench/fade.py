@@ -15,7 +15,8 @@ of the stream
 rule `ether type 0xfade numgen random mod 1000 < 10 * LOSS_PCT drop` on each end. The same number
 of bytes then goes over TCP on the same veth (`host/build/fade-tcp`, receiver in the host
 namespace, CPU time of the receiver from the accepted connection to EOF). At 0 % loss FADE
-(windows 2^4 and 2^8; libfade in poll mode, and with its receive thread: "threaded_runs", and
+(windows 2^4, 2^6 - the largest the RTL core takes, N <= 6 - and 2^8; libfade in poll mode,
+and at 2^4 and 2^8 with its receive thread: "threaded_runs", and
 with one ACK record per frame, the paper's format: "paper_ack_runs"; by default the host packs
 up to 8 ACK records into a frame, as the board's START response allows, docs/fade.md) and
 TCP run interleaved, 3 times each (1 with --quick); the run with the median CPU per GB is
@@ -26,7 +27,7 @@ the host for a CPU. Commands per second: user commands sent back to back from a
 second thread of fade-recv while the stream runs at full rate (each checked: arg * 2 + 1), and
 the emulator's execution counter checked against them (exactly once).
 
-"Host path" rows (veth = "napi", appended after the five above): on veth a frame's receive
+"Host path" rows (veth = "napi", appended after the six above): on veth a frame's receive
 processing runs in the sender's context, so the figures above charge the FADE receiver for the
 board's receive of every ACK and the TCP sender for TCP's receive path. In a second pair of
 namespaces each veth end gets TSO off, GRO on (veth then receives through NAPI) and threaded
@@ -421,9 +422,10 @@ def run(quick: bool = False) -> dict:
         # and with its receive thread: "threaded"), and TCP, interleaved, each `reps` times (the
         # median run is reported, all values kept)
         same = {"fade4": [], "fade4t": [], "tcp": [], "fade8": [], "fade8t": [], "fade4p": [],
-                "fade8p": []}
+                "fade8p": [], "fade6": []}
         for _ in range(reps):
             same["fade4"].append(fade_run(topo, 0, nbytes, pin=pin))
+            same["fade6"].append(fade_run(topo, 0, nbytes, window_log2=6, pin=pin))
             same["fade4p"].append(fade_run(topo, 0, nbytes, pin=pin, ack_records=1))
             same["fade8p"].append(fade_run(topo, 0, nbytes, window_log2=8, pin=pin, ack_records=1))
             same["fade4t"].append(fade_run(topo, 0, nbytes, pin=pin, threaded=True))
@@ -435,7 +437,8 @@ def run(quick: bool = False) -> dict:
                 fade_run(topo, 5, nbytes // 4, pin=pin),
                 _median_run(same["tcp"]),
                 _median_run(same["fade8"]),
-                fade_run(topo, 5, nbytes // 4, window_log2=8, pin=pin)]
+                fade_run(topo, 5, nbytes // 4, window_log2=8, pin=pin),
+                _median_run(same["fade6"])]
         threaded = [_median_run(same["fade4t"]), _median_run(same["fade8t"])]
         paper_acks = [_median_run(same["fade4p"]), _median_run(same["fade8p"])]
         cmd = fade_run(topo, 0, nbytes // 2, commands=True, pin=pin)
@@ -470,7 +473,7 @@ def run(quick: bool = False) -> dict:
                                     "executed_by_board": cmd8["commands_executed_by_board"],
                                     "goodput_gbps_meanwhile": cmd8["goodput_gbps"]},
             "fade_cpu_vs_tcp": {f"window_2_{r['window_log2']}": round(r["cpu_s_per_gb"] / tcp, 3)
-                                for r in (runs[0], runs[3])} if tcp else None,
+                                for r in (runs[0], runs[5], runs[3])} if tcp else None,
             "threaded_runs": threaded,
             "paper_ack_runs": paper_acks,
             "fade_paper_ack_cpu_vs_tcp": {

@@ -436,7 +436,7 @@ static void send_acks(struct fade *f, unsigned n)
         if (frames)
             tx_kick(f);
     }
-    for (; done + i < n; m++) {  /* the rest: frames in ackf[0..m) */
+    for (; done + i < n; m++) {  /* the rest: frames in ackf[0..m), per records each but the last */
         unsigned k = n - done - i < per ? n - done - i : per;
         f->iovs[m].iov_len = fade_build_acks(f->ackf[m], f->board, f->self, f->acks + done + i, k);
         i += k;
@@ -446,14 +446,13 @@ static void send_acks(struct fade *f, unsigned n)
         if (r <= 0) {
             if (r < 0 && errno == EINTR)
                 continue;
-            __atomic_fetch_add(&f->c.ack_send_fail, 1, __ATOMIC_RELAXED);
+            __atomic_fetch_add(&f->c.ack_send_fail, m - i, __ATOMIC_RELAXED);
             break;
         }
-        for (; r > 0; r--, i++)  /* records in the frames sent */
-            done += (unsigned)((f->iovs[i].iov_len <= FADE_MIN_FRAME ? FADE_MIN_FRAME : f->iovs[i].iov_len) -
-                               FADE_ACK_TYPE_OFF) / FADE_ACK_RECORD_LEN;
-        frames += (unsigned)r;
+        i += (unsigned)r;
     }
+    frames += i;  /* frames [0, i) of the rest went out: min(i * per, the rest) records */
+    done += i * per < n - done ? i * per : n - done;
     __atomic_fetch_add(&f->c.acks_sent, done, __ATOMIC_RELAXED);
     __atomic_fetch_add(&f->c.ack_frames, frames, __ATOMIC_RELAXED);
 }

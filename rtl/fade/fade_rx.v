@@ -106,16 +106,15 @@ module fade_rx #(
     wire [255:0] hdr_now = beat_q[3:2] == 2'd0 ? (hdr_q | ({192'd0, s_eth_tdata} << (64 * beat_q[1:0])))
                                                : hdr_q;
 
-    // Byte count of the frame on its tlast beat (tkeep is contiguous from lane 0).
-    reg [3:0] keep_bytes;
-    integer k;
-    always @* begin
-        keep_bytes = 4'd0;
-        for (k = 0; k < 8; k = k + 1) begin
-            if (s_eth_tkeep[k]) keep_bytes = keep_bytes + 4'd1;
-        end
-    end
-    wire [7:0]  frame_len = {1'b0, beat_q, 3'd0} + {4'd0, keep_bytes};   // saturates above 120 bytes
+    // "The frame is at least E bytes long", on its tlast beat: its byte E - 1 is in an earlier
+    // beat, or in this one (tkeep is contiguous from lane 0). No length adder on the tlast beat.
+    function len_ge;
+        input [3:0] beat;
+        input [7:0] keep;
+        input [6:0] e;
+        len_ge = beat > e[6:3] - {3'd0, e[2:0] == 3'd0} ||
+                 (beat == e[6:3] - {3'd0, e[2:0] == 3'd0} && keep[e[2:0] - 3'd1]);
+    endfunction
     generate
         if (`FADE_ACK_LEN + (`FADE_ACK_RECORDS_MAX - 1) * `FADE_ACK_RECORD_LEN > 120 ||
             `FADE_CMD_LEN > 120) begin : g_bad_len
@@ -163,8 +162,8 @@ module fade_rx #(
     wire to_me     = f_dst == cfg_local_mac;
     wire to_bcast  = f_dst == 48'hFFFF_FFFF_FFFF;
     wire is_ack    = (f_type == `FADE_TYPE_ACK || f_type == `FADE_TYPE_NACK) && to_me &&
-                     frame_len >= `FADE_ACK_LEN;
-    wire cmd_len   = frame_len >= `FADE_CMD_LEN;
+                     len_ge(beat_q, s_eth_tkeep, `FADE_ACK_LEN);
+    wire cmd_len   = len_ge(beat_q, s_eth_tkeep, `FADE_CMD_LEN);
     wire is_reset  = f_cmd == `FADE_CMD_RESET && (to_me || to_bcast) && cmd_len;
     wire is_user   = f_cmd >= `FADE_CMD_USER_MIN && f_cmd <= `FADE_CMD_USER_MAX;
     wire f_start   = f_cmd == `FADE_CMD_START;
@@ -187,33 +186,39 @@ module fade_rx #(
     // complete in beat 2 + 3r/2 (r even: that whole beat) or 2 + (3r + 1)/2 (r odd: the upper
     // half of the beat before, the lower half of this one). ----
     reg  [63:32] prev_q;            // the upper half of the previous beat of this frame
-    reg  [AW:0]  rec_n;             // records of this frame written into the FIFO so far
+    reg  [AW:0]  rec_n;             // records of this frame written into the FIFO so far ...
+    reg  [ACK_RECORDS-1:0] rec_t;   // ... as a thermometer (bit r: record r written)
     reg          rec_run;           // every record so far was an ACK/NACK
     reg          rec_over;          // a record found no free slot
-    reg          rec_odd;           // the record completing in this beat is an odd one
-    reg          rec_here;          // a record (r < ACK_RECORDS) completes in this beat
 
-    // Beat in which record r's first 8 bytes (type, seq, pkt) complete; its end (all 12 bytes).
+    // Record r: the beat in which its first 8 bytes (type, seq, pkt) complete; its end (all 12
+    // bytes in the frame: the frame is at least 28 + 12r bytes long).
     function [3:0] rec_beat;
         input [3:0] r;
         rec_beat = 4'd2 + r + r / 4'd2 + {3'd0, r[0]};   // 2 + (3r + r mod 2) / 2
     endfunction
-    function [7:0] rec_end;
+    localparam [7:0] REC_LEN8 = `FADE_ACK_RECORD_LEN;
+    localparam [6:0] ACK_LEN7 = `FADE_ACK_LEN;
+    localparam [6:0] REC_LEN7 = REC_LEN8[6:0];
+    function [6:0] rec_end;
         input [3:0] r;
-        rec_end = `FADE_ACK_LEN + `FADE_ACK_RECORD_LEN * {4'd0, r};
+        rec_end = ACK_LEN7 + REC_LEN7 * {3'd0, r};
     endfunction
 
-    integer r;
-    always @* begin
-        rec_here = 1'b0;
-        rec_odd  = 1'b0;
-        for (r = 0; r < ACK_RECORDS; r = r + 1) begin
-            if (beat_q == rec_beat(r[3:0])) begin
-                rec_here = 1'b1;
-                rec_odd  = r[0];
-            end
+    // rec_at: the record completing in this beat (one-hot); rec_fit: the records whose last byte
+    // is in the frame if this beat is its last one (a thermometer: tkeep is contiguous), so that
+    // the tlast beat needs no length adder.
+    wire [ACK_RECORDS-1:0] rec_at, rec_fit;
+    genvar gr;
+    generate
+        for (gr = 0; gr < ACK_RECORDS; gr = gr + 1) begin : g_rec
+            assign rec_at[gr]  = beat_q == rec_beat(gr);
+            assign rec_fit[gr] = len_ge(beat_q, s_eth_tkeep, rec_end(gr));
         end
-    end
+    endgenerate
+    localparam [7:0] ODD = 8'hAA;
+    wire         rec_here  = |rec_at;
+    wire         rec_odd   = |(rec_at & ODD[ACK_RECORDS-1:0]);
     // The record's 8 bytes, byte 0 in [7:0]: odd records start in lane 4 of the previous beat.
     wire [63:0]  rec_bytes = rec_odd ? {s_eth_tdata[31:0], prev_q[63:32]} : s_eth_tdata;
     wire [15:0]  rec_type  = {rec_bytes[7:0], rec_bytes[15:8]};
@@ -223,23 +228,23 @@ module fade_rx #(
     wire [AW:0]  rec_slot  = ack_wp + rec_n;
     wire         rec_room  = (rec_slot - ack_rp) != ACK_DEPTH[AW:0];
     wire         rec_take  = s_eth_tvalid && rec_here && rec_run && rec_ack;
-    wire [AW:0]  recs_now  = rec_n + {{AW{1'b0}}, rec_take && rec_room};
-    // Records whose 12 bytes all lie within the frame (by its length, on the tlast beat).
-    reg  [AW:0]  len_recs;
-    integer r2;
-    always @* begin
-        len_recs = {(AW + 1){1'b0}};
-        for (r2 = 0; r2 < ACK_RECORDS; r2 = r2 + 1) begin
-            if (frame_len >= rec_end(r2[3:0])) len_recs = len_recs + 1'b1;
-        end
-    end
+    wire         rec_put   = rec_take && rec_room;
+    wire [ACK_RECORDS-1:0] rec_t_now = rec_t | (rec_put ? rec_at : {ACK_RECORDS{1'b0}});
 
     // ---- stage 1 (tlast beat): checks and fields registered; stage 2: queue / execute ----
     reg        e_end, e_bad, e_good, e_ack, e_cmd, e_reset, e_start, e_stop, e_over;
     reg [15:0] e_code, e_csn;       // command code; csn
     reg [31:0] e_val;               // arg
     reg [47:0] e_src;
-    reg [AW:0] e_recs;              // ACK records to publish: written and within the frame
+    reg [ACK_RECORDS-1:0] e_pub;    // ACK records to publish: written and within the frame
+    reg [AW:0] e_recs;              // ... their count (e_pub is a thermometer)
+    integer r;
+    always @* begin
+        e_recs = {(AW + 1){1'b0}};
+        for (r = 0; r < ACK_RECORDS; r = r + 1) begin
+            if (e_pub[r]) e_recs = r[AW:0] + 1'b1;
+        end
+    end
     reg        have_csn;
     reg [15:0] last_csn;
     wire       dup = have_csn && e_csn == last_csn;
@@ -254,7 +259,7 @@ module fade_rx #(
         e_good  <= fade_hdr;
         e_ack   <= is_ack;
         e_over  <= rec_over || (rec_take && !rec_room);
-        e_recs  <= recs_now < len_recs ? recs_now : len_recs;
+        e_pub   <= rec_t_now & rec_fit;
         e_cmd   <= is_cmd;
         e_reset <= is_reset;
         e_code  <= f_cmd;
@@ -263,12 +268,13 @@ module fade_rx #(
         e_csn   <= f_seq;
         e_val   <= f_pkt;
         e_src   <= f_src;
-        if (rec_take && rec_room) begin
+        if (rec_put) begin
             ack_mem[rec_slot[AW-1:0]] <= {rec_type == `FADE_TYPE_NACK, rec_seq, rec_pkt};
         end
         if (s_eth_tvalid) begin
             prev_q   <= s_eth_tdata[63:32];
-            rec_n    <= s_eth_tlast ? {(AW + 1){1'b0}} : recs_now;
+            rec_n    <= s_eth_tlast ? {(AW + 1){1'b0}} : rec_n + {{AW{1'b0}}, rec_put};
+            rec_t    <= s_eth_tlast ? {ACK_RECORDS{1'b0}} : rec_t_now;
             rec_run  <= s_eth_tlast || (rec_run && !(rec_here && !rec_ack));
             rec_over <= !s_eth_tlast && (rec_over || (rec_take && !rec_room));
         end
@@ -306,6 +312,7 @@ module fade_rx #(
             beat_q      <= 4'd0;
             prev_q      <= 32'd0;
             rec_n       <= {(AW + 1){1'b0}};
+            rec_t       <= {ACK_RECORDS{1'b0}};
             rec_run     <= 1'b1;
             rec_over    <= 1'b0;
             e_end       <= 1'b0;
