@@ -186,8 +186,8 @@ module fade_rx #(
     // complete in beat 2 + 3r/2 (r even: that whole beat) or 2 + (3r + 1)/2 (r odd: the upper
     // half of the beat before, the lower half of this one). ----
     reg  [63:32] prev_q;            // the upper half of the previous beat of this frame
-    reg  [AW:0]  rec_n;             // records of this frame written into the FIFO so far ...
-    reg  [ACK_RECORDS-1:0] rec_t;   // ... as a thermometer (bit r: record r written)
+    reg  [AW:0]  rec_slot;          // the FIFO slot for this frame's next record (wp + written)
+    reg  [ACK_RECORDS-1:0] rec_t;   // the records of this frame written so far (bit r: record r)
     reg          rec_run;           // every record so far was an ACK/NACK
     reg          rec_over;          // a record found no free slot
 
@@ -225,8 +225,8 @@ module fade_rx #(
     wire [15:0]  rec_seq   = {rec_bytes[23:16], rec_bytes[31:24]};
     wire [31:0]  rec_pkt   = {rec_bytes[39:32], rec_bytes[47:40], rec_bytes[55:48], rec_bytes[63:56]};
     wire         rec_ack   = rec_type == `FADE_TYPE_ACK || rec_type == `FADE_TYPE_NACK;
-    wire [AW:0]  rec_slot  = ack_wp + rec_n;
-    wire         rec_room  = (rec_slot - ack_rp) != ACK_DEPTH[AW:0];
+    // FIFO full at the slot: the same index one lap ahead of the read pointer (no subtraction).
+    wire         rec_room  = rec_slot[AW-1:0] != ack_rp[AW-1:0] || rec_slot[AW] == ack_rp[AW];
     wire         rec_take  = s_eth_tvalid && rec_here && rec_run && rec_ack;
     wire         rec_put   = rec_take && rec_room;
     wire [ACK_RECORDS-1:0] rec_t_now = rec_t | (rec_put ? rec_at : {ACK_RECORDS{1'b0}});
@@ -273,7 +273,7 @@ module fade_rx #(
         end
         if (s_eth_tvalid) begin
             prev_q   <= s_eth_tdata[63:32];
-            rec_n    <= s_eth_tlast ? {(AW + 1){1'b0}} : rec_n + {{AW{1'b0}}, rec_put};
+            rec_slot <= s_eth_tlast ? ack_wp : rec_slot + {{AW{1'b0}}, rec_put};
             rec_t    <= s_eth_tlast ? {ACK_RECORDS{1'b0}} : rec_t_now;
             rec_run  <= s_eth_tlast || (rec_run && !(rec_here && !rec_ack));
             rec_over <= !s_eth_tlast && (rec_over || (rec_take && !rec_room));
@@ -293,7 +293,11 @@ module fade_rx #(
         if (push_cmd && e_start) begin
             peer_mac <= e_src;
         end
-        if (push_ack) ack_wp <= ack_wp + e_recs;
+        if (push_ack) begin
+            // the next frame's records start at beat 2, after this (a 1-beat frame has none)
+            ack_wp   <= ack_wp + e_recs;
+            rec_slot <= ack_wp + e_recs;
+        end
         if (ack_valid && ack_ready) ack_rp <= ack_rp + 1'b1;
         if (push_cmd) begin
             cmd_wp   <= cmd_wp + 1'b1;
@@ -311,7 +315,7 @@ module fade_rx #(
             hdr_q       <= 256'd0;
             beat_q      <= 4'd0;
             prev_q      <= 32'd0;
-            rec_n       <= {(AW + 1){1'b0}};
+            rec_slot    <= {(AW + 1){1'b0}};
             rec_t       <= {ACK_RECORDS{1'b0}};
             rec_run     <= 1'b1;
             rec_over    <= 1'b0;
