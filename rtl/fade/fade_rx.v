@@ -15,8 +15,8 @@
 // (the 0xA5 filler reads as TYPE_DATA), at the frame's end (a record counts only if all its 12
 // bytes are in the frame), or after ACK_RECORDS. Each record is written into the ACK FIFO's
 // free slots as its fields pass (slot wp + i, not yet visible); the frame's verdict on its tlast
-// beat publishes all of them at once, or none (bad FCS, foreign, or a record that found no free
-// slot: the frame is dropped and counted, as a lost ACK frame). fade_cmd reports ACK_RECORDS
+// beat publishes all of them at once, or none (bad FCS, foreign, or a record within the frame
+// that found no free slot: the frame is dropped and counted, as a lost ACK frame). fade_cmd reports ACK_RECORDS
 // in the START / STOP response value, so that a host sends several records only to a core that
 // takes them.
 //
@@ -189,7 +189,7 @@ module fade_rx #(
     reg  [AW:0]  rec_slot;          // the FIFO slot for this frame's next record (wp + written)
     reg  [ACK_RECORDS-1:0] rec_t;   // the records of this frame written so far (bit r: record r)
     reg          rec_run;           // every record so far was an ACK/NACK
-    reg          rec_over;          // a record found no free slot
+    reg  [ACK_RECORDS-1:0] rec_miss; // the record that found no free slot (none after it is taken)
 
     // Record r: the beat in which its first 8 bytes (type, seq, pkt) complete; its end (all 12
     // bytes in the frame: the frame is at least 28 + 12r bytes long).
@@ -227,9 +227,10 @@ module fade_rx #(
     wire         rec_ack   = rec_type == `FADE_TYPE_ACK || rec_type == `FADE_TYPE_NACK;
     // FIFO full at the slot: the same index one lap ahead of the read pointer (no subtraction).
     wire         rec_room  = rec_slot[AW-1:0] != ack_rp[AW-1:0] || rec_slot[AW] == ack_rp[AW];
-    wire         rec_take  = s_eth_tvalid && rec_here && rec_run && rec_ack;
+    wire         rec_take  = s_eth_tvalid && rec_here && rec_run && rec_ack && !(|rec_miss);
     wire         rec_put   = rec_take && rec_room;
     wire [ACK_RECORDS-1:0] rec_t_now = rec_t | (rec_put ? rec_at : {ACK_RECORDS{1'b0}});
+    wire [ACK_RECORDS-1:0] rec_miss_now = rec_miss | (rec_take && !rec_room ? rec_at : {ACK_RECORDS{1'b0}});
 
     // ---- stage 1 (tlast beat): checks and fields registered; stage 2: queue / execute ----
     reg        e_end, e_bad, e_good, e_ack, e_cmd, e_reset, e_start, e_stop, e_over;
@@ -258,7 +259,9 @@ module fade_rx #(
         e_bad   <= bad_fcs;
         e_good  <= fade_hdr;
         e_ack   <= is_ack;
-        e_over  <= rec_over || (rec_take && !rec_room);
+        // a record without a slot drops the frame only if it lies within the frame (a cut last
+        // record is not published anyway)
+        e_over  <= |(rec_miss_now & rec_fit);
         e_pub   <= rec_t_now & rec_fit;
         e_cmd   <= is_cmd;
         e_reset <= is_reset;
@@ -276,7 +279,7 @@ module fade_rx #(
             rec_slot <= s_eth_tlast ? ack_wp : rec_slot + {{AW{1'b0}}, rec_put};
             rec_t    <= s_eth_tlast ? {ACK_RECORDS{1'b0}} : rec_t_now;
             rec_run  <= s_eth_tlast || (rec_run && !(rec_here && !rec_ack));
-            rec_over <= !s_eth_tlast && (rec_over || (rec_take && !rec_room));
+            rec_miss <= s_eth_tlast ? {ACK_RECORDS{1'b0}} : rec_miss_now;
         end
         if (push_cmd) begin
             cmd_mem[cmd_wp[CW-1:0]] <= {dup, e_start || e_stop, e_code, e_csn, e_val};
@@ -318,7 +321,7 @@ module fade_rx #(
             rec_slot    <= {(AW + 1){1'b0}};
             rec_t       <= {ACK_RECORDS{1'b0}};
             rec_run     <= 1'b1;
-            rec_over    <= 1'b0;
+            rec_miss    <= {ACK_RECORDS{1'b0}};
             e_end       <= 1'b0;
             start_pulse <= 1'b0;
             stop_pulse  <= 1'b0;

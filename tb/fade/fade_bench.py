@@ -21,6 +21,9 @@ EVENTS = ["ev_tx_data", "ev_tx_early", "ev_tx_nack", "ev_tx_timeout", "ev_tx_res
           "ev_ack_stale", "ev_proto_err", "ev_rx_bad_fcs", "ev_rx_drop", "ev_cmd_exec", "ev_cmd_repeat"]
 
 
+HOLD_CYCLES = 3000   # pump(batch > 1): ACK records held at most this long without a frame
+
+
 def user_value(code: int, arg: int) -> int:
     return ((code << 48) ^ (arg * 0x9E37_79B9_7F4A_7C15)) & M.MASK64
 
@@ -50,6 +53,7 @@ class Bench:
         self.frames = []             # every frame from the core: (cycle, parsed or None, tuser)
         self.cyc = None
         self.pump_task = None
+        self.ack_frame_records = []  # records per ACK frame the pump sent with batch > 1
 
     async def start(self, period_ns=5.0):
         await start(self.dut, period_ns=period_ns)
@@ -77,12 +81,14 @@ class Bench:
         return bytes(f.tdata), p, bad
 
     def pump(self, drop_data=0.0, dup_data=0.0, drop_ack=0.0, dup_ack=0.0, reorder=0.0, drop_resp=0.0,
-             drop_first=(), batch=1):
+             drop_first=(), batch=1, hold_cycles=None):
         """Host loop: frames from the core through a lossy channel to the host model, ACKs back.
         Packets in drop_first lose their first transmission for sure. batch > 1: ACK records are
         held and sent min(batch, the core's START response) to a frame, as libfade does per ring
-        block: when that many are held, or when no frame has come for 300 cycles; the losses
-        then hit whole ACK frames."""
+        block: when that many are held, or when no frame has come for hold_cycles (default
+        HOLD_CYCLES, about three 64-bit data frames; in units of 5 ns like recv()); the losses
+        then hit whole ACK frames. self.ack_frame_records: the records
+        in each ACK frame sent."""
         async def run():
             held = None
             dropped = set()
@@ -90,7 +96,7 @@ class Bench:
             while True:
                 if pending:
                     try:
-                        raw, p, bad = await self.recv(timeout_cycles=300)
+                        raw, p, bad = await self.recv(timeout_cycles=hold_cycles or HOLD_CYCLES)
                     except SimTimeoutError:
                         raw, p, bad = b"", None, False
                 else:
@@ -98,6 +104,7 @@ class Bench:
                 per = min(batch, self.host.board_records)
                 if pending and (p is None or len(pending) >= per):
                     out, pending = M.pack_acks(pending, per), []
+                    self.ack_frame_records += [len(M.ack_records(a)) for a in out]
                     for a in out:
                         if self.r.random() >= drop_ack:
                             await self.send(a)

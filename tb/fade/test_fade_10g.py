@@ -14,10 +14,10 @@ from fastpath.sim.tb import rng
 PARAMS = {"N": 2, "TIMEOUT": 6000}
 
 
-async def run_stream(b, period_ns):
+async def run_stream(b, period_ns, hold_cycles=None):
     await b.start(period_ns=period_ns)
     b.responder()
-    b.pump(drop_data=0.15, drop_ack=0.15, batch=4)
+    b.pump(drop_data=0.15, drop_ack=0.15, batch=4, hold_cycles=hold_cycles)
     await b.command(b.host.start, timeout_cycles=20_000)
     n = 2 * 1024 + 100
     feeding = cocotb.start_soon(b.feed(n, pause_p=0.1))
@@ -31,6 +31,7 @@ async def run_stream(b, period_ns):
     await ClockCycles(b.clk, 20)
     assert b.host.data == expected(n)
     assert b.fcs_errors == 0 and b.count["ev_rx_bad_fcs"] == 1
+    assert max(b.ack_frame_records) >= 2, b.ack_frame_records   # ACK frames with several records
     assert b.executed == [(code, b.host.cmd.results[1][1], arg)]
 
 

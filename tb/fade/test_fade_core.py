@@ -1,7 +1,8 @@
 """fade_core: streaming with verified data under random backpressure; random (seeded) loss, duplication
 and reordering of data frames and ACKs; STOP with a partial, an empty and an exactly-full last packet;
 wrap-around of the 32-bit packet number, the 16-bit frame sequence number and the buffer slots
-(PKT_INIT/SEQ_INIT near the top, N = 2). Bench: fade_bench.py; shared helpers: fade_common.py.
+(PKT_INIT/SEQ_INIT near the top, N = 2); ACK records, up to 8 per frame (and 2 with ACK_RECORDS = 2 in the
+wrap-around configuration). Bench: fade_bench.py; shared helpers: fade_common.py.
 """
 import cocotb
 import pytest
@@ -51,19 +52,23 @@ async def loss_dup_reorder(dut):
 async def acks_batched(dut):
     """The core's START response says how many ACK records it takes per frame (ACK_RECORDS, 8 by
     default); the host model then packs up to that many into each ACK frame (docs/fade.md, "ACK
-    records"): with whole ACK frames and data frames lost, duplicated and reordered, the data is
-    still exact, every packet is confirmed exactly once, and no ACK frame meets a full FIFO."""
+    records"): with whole ACK frames and data frames lost and duplicated, the data is still
+    exact, every packet is confirmed exactly once, no ACK frame meets a full FIFO, and ACK frames
+    with several records did reach the core."""
+    p = params()
+    records = p.get("ACK_RECORDS", 8)
     b = await setup(dut)
     b.sink.set_pause_generator(M_pauses(b, 0.1))
-    b.pump(drop_data=0.1, dup_data=0.05, drop_ack=0.1, dup_ack=0.1, batch=M.ACK_RECORDS_MAX)
+    b.pump(drop_data=0.1, dup_data=0.05, drop_ack=0.1, dup_ack=0.1, batch=min(records, 1 << (p["N"] - 1)))
     await start_stream(b)
-    assert b.host.board_records == params().get("ACK_RECORDS", 8)
+    assert b.host.board_records == records
     n = 12 * 1024 + 5
     await b.feed(n, pause_p=0.05)
     await stop_and_drain(b)
     assert b.host.data == expected(n)
     assert b.count["ev_tx_data"] == 13 and b.count["ev_ack"] == 13
     assert b.count["ev_proto_err"] == 0 and b.count["ev_rx_drop"] == 0 and b.host.future == 0
+    assert max(b.ack_frame_records) >= 2 and max(b.ack_frame_records) <= records, b.ack_frame_records
 
 
 @cocotb.test()
@@ -112,7 +117,7 @@ def test_fade_core(cfg):
     if cfg == "n3":
         runner.run("fade_core", __name__, PARAMS, testcase=[t for t in TESTS if t != "wrap_around"])
     else:
-        runner.run("fade_core", __name__, WRAP_PARAMS, testcase=["wrap_around"])
+        runner.run("fade_core", __name__, WRAP_PARAMS, testcase=["wrap_around", "acks_batched"])
 
 
 TESTS = ['stream_verified', 'loss_dup_reorder', 'acks_batched', 'stop_last_packets', 'wrap_around']

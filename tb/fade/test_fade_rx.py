@@ -299,7 +299,8 @@ async def fifo_full_and_reset_flush(dut):
 @cocotb.test()
 async def records_partly_free(dut):
     """Bad input: an ACK frame whose records do not all find a free slot publishes none of them
-    (dropped and counted, as a lost ACK frame); the free slots are still free afterwards."""
+    (dropped and counted, as a lost ACK frame); the free slots are still free afterwards. A cut
+    last record (not in the frame) that finds no slot does not drop the frame."""
     r, b = await setup(dut)
     p = params()
     depth, records = p.get("ACK_DEPTH", 16), p.get("ACK_RECORDS", 8)
@@ -320,6 +321,23 @@ async def records_partly_free(dut):
     await b.send(FM.acks_frame(**hdr, records=batch), False)     # now it fits
     await b.idle()
     assert b.acks == [(int(n), s, k) for s, k, _, n in batch]
+    # one free slot, and a frame of record 0 plus only the first 8 bytes of record 1: record 1 is
+    # not in the frame, so its missing slot does not drop the frame; record 0 is published
+    b.acks.clear()
+    b.events.clear()
+    b.p_ack = 1.0
+    fill = [(i, 3000 + i, 0, False) for i in range(depth - 1)]
+    for i in range(0, len(fill), records):
+        await b.send(FM.acks_frame(**hdr, records=fill[i:i + records]), False)
+    cut = FM.acks_frame(**hdr, records=[(7, 4000, 0, False), (8, 4001, 0, False)])[:FM.ACK_OFF + FM.ACK_RECORD_LEN + 8]
+    assert FM.ack_records(cut) == [(0, 7, 4000, 0)]
+    await b.send(cut, False)
+    await b.source.wait()
+    await ClockCycles(dut.clk, 5)
+    assert b.events == []
+    b.p_ack = 0.0
+    await b.idle()
+    assert b.acks == [(0, s, k) for s, k, _, _ in fill] + [(0, 7, 4000)]
 
 
 @pytest.mark.parametrize("records,depth", [(8, 16), (3, 4), (1, 2)])
