@@ -47,11 +47,6 @@ def _hdr(dst: int, src: int) -> dict:
     return dict(dst=dst, src=src, ethertype=C["ethertype"], version=C["version"])
 
 
-def ack_frame(dst: int, src: int, seq: int, pkt: int, delay: int = 0, nack: bool = False) -> bytes:
-    t = C["type_nack"] if nack else C["type_ack"]
-    return _pad(F.layout("ack").pack(**_hdr(dst, src), type=t, seq=seq, pkt=pkt, delay=delay))
-
-
 ACK_OFF = F.layout("ack").field("type").offset            # record 0
 ACK_RECORD_LEN = C["ack_record_len"]
 ACK_RECORDS_MAX = C["ack_records_max"]
@@ -93,6 +88,11 @@ def pack_acks(frames: list, per_frame: int) -> list:
         recs = [(seq, pkt, delay, nack) for f in group for nack, seq, pkt, delay in ack_records(f, 1)]
         out.append(acks_frame(h["dst"], h["src"], recs))
     return out
+
+
+def ack_frame(dst: int, src: int, seq: int, pkt: int, delay: int = 0, nack: bool = False) -> bytes:
+    """The paper's ACK frame: one record."""
+    return acks_frame(dst, src, [(seq, pkt, delay, nack)])
 
 
 def cmd_frame(dst: int, src: int, cmd: int, csn: int, arg: int = 0) -> bytes:

@@ -82,66 +82,61 @@ class Bench:
 
     def pump(self, drop_data=0.0, dup_data=0.0, drop_ack=0.0, dup_ack=0.0, reorder=0.0, drop_resp=0.0,
              drop_first=(), batch=1, hold_cycles=None):
-        """Host loop: frames from the core through a lossy channel to the host model, ACKs back.
-        Packets in drop_first lose their first transmission for sure. batch > 1: ACK records are
-        held and sent min(batch, the core's START response) to a frame, as libfade does per ring
-        block: when that many are held, or when no frame has come for hold_cycles (default
-        HOLD_CYCLES, about three 64-bit data frames; in units of 5 ns like recv()); the losses
-        then hit whole ACK frames. self.ack_frame_records: the records
-        in each ACK frame sent."""
+        """Host loop: frames from the core through a lossy channel to the host model, ACKs back
+        through a lossy channel (drop_ack, dup_ack, reorder: an ACK frame overtaken by the next
+        ones). Packets in drop_first lose their first transmission for sure. batch > 1: ACK
+        records are held and sent min(batch, the core's START response) to a frame, as libfade
+        does per ring block: when that many are held, or when no frame has come for hold_cycles
+        (default HOLD_CYCLES, about three 64-bit data frames; in units of 5 ns like recv()); the
+        losses then hit whole ACK frames. self.ack_frame_records: the records in each ACK frame
+        sent."""
+        held = None
+
+        async def send_back(acks):
+            nonlocal held
+            out = []
+            for a in acks:
+                if self.r.random() < drop_ack:
+                    continue
+                out.append(a)
+                if self.r.random() < dup_ack:
+                    out.append(a)
+            if held is not None:
+                out.append(held)
+                held = None
+            if out and self.r.random() < reorder:
+                held = out.pop(0)         # overtaken by the next ones
+            for a in out:
+                await self.send(a)
+
         async def run():
-            held = None
             dropped = set()
-            pending = []
+            pending = []                  # ACK frames of one record each, not yet sent
             while True:
-                if pending:
-                    try:
-                        raw, p, bad = await self.recv(timeout_cycles=hold_cycles or HOLD_CYCLES)
-                    except SimTimeoutError:
-                        raw, p, bad = b"", None, False
-                else:
-                    raw, p, bad = await self.recv(timeout_cycles=10**9)
+                try:
+                    raw, p, bad = await self.recv(
+                        timeout_cycles=(hold_cycles or HOLD_CYCLES) if pending else 10**9)
+                except SimTimeoutError:
+                    raw, p, bad = b"", None, False
+                if not (bad or p is None):
+                    if isinstance(p, M.Resp) or p.resp is not None:
+                        if self.r.random() < drop_resp:
+                            continue
+                    if isinstance(p, M.Data):
+                        if p.pkt in drop_first and p.pkt not in dropped:
+                            dropped.add(p.pkt)
+                            continue
+                        if self.r.random() < drop_data:
+                            continue
+                    copies = 2 if self.r.random() < dup_data else 1
+                    for _ in range(copies):
+                        pending += self.host.receive(raw)
                 per = min(batch, self.host.board_records)
                 if pending and (p is None or len(pending) >= per):
-                    out, pending = M.pack_acks(pending, per), []
+                    out = M.pack_acks(pending, per) if per > 1 else pending
+                    pending = []
                     self.ack_frame_records += [len(M.ack_records(a)) for a in out]
-                    for a in out:
-                        if self.r.random() >= drop_ack:
-                            await self.send(a)
-                            if self.r.random() < dup_ack:
-                                await self.send(a)
-                if bad or p is None:
-                    continue
-                if isinstance(p, M.Resp) or p.resp is not None:
-                    if self.r.random() < drop_resp:
-                        continue
-                if isinstance(p, M.Data):
-                    if p.pkt in drop_first and p.pkt not in dropped:
-                        dropped.add(p.pkt)
-                        continue
-                    if self.r.random() < drop_data:
-                        continue
-                copies = 2 if self.r.random() < dup_data else 1
-                acks = []
-                for _ in range(copies):
-                    acks += self.host.receive(raw)
-                if batch > 1:
-                    pending += acks
-                    continue
-                out = []
-                for a in acks:
-                    if self.r.random() < drop_ack:
-                        continue
-                    out.append(a)
-                    if self.r.random() < dup_ack:
-                        out.append(a)
-                if held is not None:
-                    out.append(held)
-                    held = None
-                if out and self.r.random() < reorder:
-                    held = out.pop(0)         # overtaken by the next ones
-                for a in out:
-                    await self.send(a)
+                    await send_back(out)
         self.pump_task = cocotb.start_soon(run())
         return self.pump_task
 
