@@ -418,9 +418,10 @@ def run(quick: bool = False) -> dict:
     load = os.getloadavg()[0]
     pin = cpu_pair()
     with Topology() as topo:
-        # 0 % loss: FADE at the core's default window (2^4) and at 2^8 (libfade in poll mode,
-        # and with its receive thread: "threaded"), and TCP, interleaved, each `reps` times (the
-        # median run is reported, all values kept)
+        # 0 % loss: FADE at the core's default window (2^4), at 2^6 (the RTL's largest) and at
+        # 2^8 (libfade in poll mode; at 2^4 and 2^8 also with its receive thread: "threaded", and
+        # with one ACK record per frame: "paper_ack"), and TCP, interleaved, each `reps` times
+        # (the median run is reported, all values kept)
         same = {"fade4": [], "fade4t": [], "tcp": [], "fade8": [], "fade8t": [], "fade4p": [],
                 "fade8p": [], "fade6": []}
         for _ in range(reps):
