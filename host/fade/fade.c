@@ -410,37 +410,35 @@ static void tx_kick(struct fade *f)
 }
 
 /* The batch's ACK records (f->acks[0..n)), ack_per_frame to an ACK frame (docs/fade.md, "ACK
- * records"): into the TX ring and one send(); what does not fit (or all, without a TX ring) with
- * sendmmsg() on the receiving socket. */
+ * records"): into the TX ring and one send(); the frames that do not fit (or all, without a TX
+ * ring) with sendmmsg() on the receiving socket. */
 static void send_acks(struct fade *f, unsigned n)
 {
     unsigned per = __atomic_load_n(&f->ack_per_frame, __ATOMIC_RELAXED);
-    unsigned done = 0, frames = 0, m = 0, i = 0;
-    if (per < 1)
-        per = 1;
-    if (f->txring) {
-        while (done < n) {
+    unsigned g, k, ring = 0, ring_recs = 0, m = 0, i;
+    int ring_ok = f->txring != NULL;
+    for (g = 0; g < n; g += k) {
+        k = n - g < per ? n - g : per;
+        if (ring_ok) {
             struct tpacket2_hdr *h = tx_frame(f, f->tx_next);
-            unsigned k = n - done < per ? n - done : per;
-            size_t len;
             /* AVAILABLE again once the peer has consumed the ACK frame sent from this slot */
-            if (__atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE) != TP_STATUS_AVAILABLE)
-                break;
-            len = fade_build_acks((uint8_t *)h + f->tx_off, f->board, f->self, f->acks + done, k);
-            h->tp_len = (unsigned)(f->tx_off - TX_DATA_OFF + len);
-            __atomic_store_n(&h->tp_status, TP_STATUS_SEND_REQUEST, __ATOMIC_RELEASE);
-            f->tx_next = (f->tx_next + 1) % TX_FRAMES;
-            done += k;
-            frames++;
+            if (__atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE) == TP_STATUS_AVAILABLE) {
+                size_t len = fade_build_acks((uint8_t *)h + f->tx_off, f->board, f->self,
+                                             f->acks + g, k);
+                h->tp_len = (unsigned)(f->tx_off - TX_DATA_OFF + len);
+                __atomic_store_n(&h->tp_status, TP_STATUS_SEND_REQUEST, __ATOMIC_RELEASE);
+                f->tx_next = (f->tx_next + 1) % TX_FRAMES;
+                ring++;
+                ring_recs += k;
+                continue;
+            }
+            ring_ok = 0;
         }
-        if (frames)
-            tx_kick(f);
+        f->iovs[m].iov_len = fade_build_acks(f->ackf[m], f->board, f->self, f->acks + g, k);
+        m++;
     }
-    for (; done + i < n; m++) {  /* the rest: frames in ackf[0..m), per records each but the last */
-        unsigned k = n - done - i < per ? n - done - i : per;
-        f->iovs[m].iov_len = fade_build_acks(f->ackf[m], f->board, f->self, f->acks + done + i, k);
-        i += k;
-    }
+    if (ring)
+        tx_kick(f);
     for (i = 0; i < m;) {
         int r = sendmmsg(f->fd, f->msgs + i, m - i, 0);
         if (r <= 0) {
@@ -451,10 +449,11 @@ static void send_acks(struct fade *f, unsigned n)
         }
         i += (unsigned)r;
     }
-    frames += i;  /* frames [0, i) of the rest went out: min(i * per, the rest) records */
-    done += i * per < n - done ? i * per : n - done;
-    __atomic_fetch_add(&f->c.acks_sent, done, __ATOMIC_RELAXED);
-    __atomic_fetch_add(&f->c.ack_frames, frames, __ATOMIC_RELAXED);
+    /* the sendmmsg() frames hold per records each but the last: frames [0, i) carried
+     * min(i * per, the rest) */
+    __atomic_fetch_add(&f->c.acks_sent, ring_recs + (i * per < n - ring_recs ? i * per : n - ring_recs),
+                       __ATOMIC_RELAXED);
+    __atomic_fetch_add(&f->c.ack_frames, ring + i, __ATOMIC_RELAXED);
 }
 
 /* Frames handed over by the kernel, one V3 block or up to 64 V2 frames at a time: all handled

@@ -334,9 +334,10 @@ static void on_cmd(const struct fade_frame *fr)
     }
 }
 
-static void on_ack(const struct fade_frame *fr)
+/* One ACK / NACK record (an ACK frame carries 1..--ack-records of them). */
+static void on_ack(const struct fade_ack_rec *r)
 {
-    uint32_t p = fr->pkt, q;
+    uint32_t p = r->pkt, q;
     struct slot *s;
     if (p - E.tail >= E.next_send - E.tail) {  /* not a sent packet in the buffer */
         if (fade_pkt_gt(E.tail, p) && p != E.tail)
@@ -346,7 +347,7 @@ static void on_ack(const struct fade_frame *fr)
         return;
     }
     s = slot_of(p);
-    if (fr->kind == FADE_K_NACK) {
+    if (r->type == FADE_TYPE_NACK) {
         E.c.nacks++;
         if (!s->confirmed)
             queue_retx(p);
@@ -361,7 +362,7 @@ static void on_ack(const struct fade_frame *fr)
     /* early retransmission (Figure 4b) */
     for (q = E.tail; q != p; q++) {
         struct slot *o = slot_of(q);
-        if (!o->confirmed && o->sent && o->seq != fr->seq && fade_seq_gt(fr->seq, o->seq)) {
+        if (!o->confirmed && o->sent && o->seq != r->seq && fade_seq_gt(r->seq, o->seq)) {
             E.c.retx_early++;
             queue_retx(q);
         }
@@ -389,13 +390,8 @@ static void on_frame(const uint8_t *d, size_t len)
         struct fade_ack_rec r[FADE_ACK_RECORDS_MAX];
         unsigned i, n = fade_parse_acks(d, len, r, E.ack_records);
         E.c.ack_frames++;
-        for (i = 0; i < n; i++) {
-            fr.kind = r[i].type == FADE_TYPE_NACK ? FADE_K_NACK : FADE_K_ACK;
-            fr.seq = r[i].seq;
-            fr.pkt = r[i].pkt;
-            fr.delay = r[i].delay;
-            on_ack(&fr);
-        }
+        for (i = 0; i < n; i++)
+            on_ack(&r[i]);
         break;
     }
     case FADE_K_CMD:

@@ -188,8 +188,8 @@ module fade_rx #(
     reg  [63:32] prev_q;            // the upper half of the previous beat of this frame
     reg  [AW:0]  rec_slot;          // the FIFO slot for this frame's next record (wp + written)
     reg  [ACK_RECORDS-1:0] rec_t;   // the records of this frame written so far (bit r: record r)
-    reg          rec_run;           // every record so far was an ACK/NACK
-    reg  [ACK_RECORDS-1:0] rec_miss; // the record that found no free slot (none after it is taken)
+    reg          rec_run;           // records are taken: each so far was an ACK/NACK with a slot
+    reg  [ACK_RECORDS-1:0] rec_miss; // the record that found no free slot (rec_run ends there)
 
     // Record r: the beat in which its first 8 bytes (type, seq, pkt) complete; its end (all 12
     // bytes in the frame: the frame is at least 28 + 12r bytes long).
@@ -227,7 +227,7 @@ module fade_rx #(
     wire         rec_ack   = rec_type == `FADE_TYPE_ACK || rec_type == `FADE_TYPE_NACK;
     // FIFO full at the slot: the same index one lap ahead of the read pointer (no subtraction).
     wire         rec_room  = rec_slot[AW-1:0] != ack_rp[AW-1:0] || rec_slot[AW] == ack_rp[AW];
-    wire         rec_take  = s_eth_tvalid && rec_here && rec_run && rec_ack && !(|rec_miss);
+    wire         rec_take  = s_eth_tvalid && rec_here && rec_run && rec_ack;
     wire         rec_put   = rec_take && rec_room;
     wire [ACK_RECORDS-1:0] rec_t_now = rec_t | (rec_put ? rec_at : {ACK_RECORDS{1'b0}});
     wire [ACK_RECORDS-1:0] rec_miss_now = rec_miss | (rec_take && !rec_room ? rec_at : {ACK_RECORDS{1'b0}});
@@ -251,6 +251,9 @@ module fade_rx #(
     wire       dup = have_csn && e_csn == last_csn;
     wire       good = e_end && !e_bad && e_good;
     wire       push_ack = good && e_ack && !e_over;
+    // the write pointer after this cycle's publish; also where the next frame's records go (they
+    // start at beat 2, after the verdict; a dropped frame's written records are forgotten)
+    wire [AW:0] wp_next = ack_wp + (push_ack ? e_recs : {(AW + 1){1'b0}});
     wire       push_cmd = good && e_cmd && !cmd_full;
     wire       do_reset = good && e_reset;
 
@@ -274,19 +277,17 @@ module fade_rx #(
         if (rec_put) begin
             ack_mem[rec_slot[AW-1:0]] <= {rec_type == `FADE_TYPE_NACK, rec_seq, rec_pkt};
         end
-        if (s_eth_tvalid) begin
-            prev_q   <= s_eth_tdata[63:32];
-            rec_slot <= s_eth_tlast ? ack_wp : rec_slot + {{AW{1'b0}}, rec_put};
-            rec_t    <= s_eth_tlast ? {ACK_RECORDS{1'b0}} : rec_t_now;
-            rec_run  <= s_eth_tlast || (rec_run && !(rec_here && !rec_ack));
-            rec_miss <= s_eth_tlast ? {ACK_RECORDS{1'b0}} : rec_miss_now;
-        end
         if (push_cmd) begin
             cmd_mem[cmd_wp[CW-1:0]] <= {dup, e_start || e_stop, e_code, e_csn, e_val};
         end
+        if (rec_put) rec_slot <= rec_slot + 1'b1;
         if (s_eth_tvalid) begin
-            hdr_q  <= s_eth_tlast ? 256'd0 : hdr_now;
-            beat_q <= s_eth_tlast ? 4'd0 : (beat_q == 4'd15 ? beat_q : beat_q + 4'd1);
+            hdr_q    <= s_eth_tlast ? 256'd0 : hdr_now;
+            beat_q   <= s_eth_tlast ? 4'd0 : (beat_q == 4'd15 ? beat_q : beat_q + 4'd1);
+            prev_q   <= s_eth_tdata[63:32];
+            rec_t    <= s_eth_tlast ? {ACK_RECORDS{1'b0}} : rec_t_now;
+            rec_run  <= s_eth_tlast || (rec_run && !(rec_here && (!rec_ack || !rec_room)));
+            rec_miss <= s_eth_tlast ? {ACK_RECORDS{1'b0}} : rec_miss_now;
         end
         start_pulse   <= push_cmd && !dup && e_start;
         stop_pulse    <= push_cmd && !dup && e_stop;
@@ -296,11 +297,8 @@ module fade_rx #(
         if (push_cmd && e_start) begin
             peer_mac <= e_src;
         end
-        if (push_ack) begin
-            // the next frame's records start at beat 2, after this (a 1-beat frame has none)
-            ack_wp   <= ack_wp + e_recs;
-            rec_slot <= ack_wp + e_recs;
-        end
+        ack_wp <= wp_next;
+        if (e_end) rec_slot <= wp_next;
         if (ack_valid && ack_ready) ack_rp <= ack_rp + 1'b1;
         if (push_cmd) begin
             cmd_wp   <= cmd_wp + 1'b1;

@@ -1,6 +1,7 @@
 """fade_1g at the GMII pins (cocotbext-eth GmiiSource / GmiiSink) driven by the Python host model:
 START, a short stream (2 packets and 100 words) with data frames and ACK frames lost (ACKs up to 4
-records to a frame, as the core's START response allows), a user command,
+records to a frame, as the core's START response allows), then one ACK frame of 3 records taken
+whole, a user command,
 a frame with a bad FCS (counted by the core, ignored), STOP; data verified, FCS of every frame good."""
 import cocotb
 from cocotbext.eth import GmiiFrame, GmiiSink, GmiiSource
