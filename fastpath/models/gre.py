@@ -209,10 +209,10 @@ def decap(frame: bytes, cfg: DecapConfig, tlen: int | None = None) -> tuple[byte
 
 
 # gre_decap's default PARSE_STAGES per beat width in bytes (the parser pipeline's extra cycles).
-DEFAULT_PARSE_STAGES = {8: 3, 32: 3, 64: 3}
+DEFAULT_PARSE_STAGES = {8: 0, 32: 0, 64: 0}
 # gre_decap's default OUT_STAGES per beat width in bytes (1: the output beat is formed in the cycle
 # its input beats reach the header buffer; 2: from the buffer a cycle later, then a second cycle).
-DEFAULT_OUT_STAGES = {8: 2, 32: 2, 64: 2}
+DEFAULT_OUT_STAGES = {8: 1, 32: 1, 64: 1}
 # gre_decap's default LEN_IN (1: the frame length on s_axis_tlen with the first beat).
 DEFAULT_LEN_IN = 1
 

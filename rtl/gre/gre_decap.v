@@ -25,23 +25,24 @@
 // (passed), 7 unknown tunnel (dropped), 8 drop_length (decapsulated, marked bad), 9 pass_length
 // (passed: s_axis_tlen disagrees with the IP length, LEN_IN = 1).
 //
-// Latency:    1 + PARSE_STAGES + max(k_dec + 1, k_data + X) + X cycles, X = OUT_STAGES - 1.
-//             Every beat reaches the decision logic's last stage and the header buffer
-//             PARSE_STAGES cycles after it is accepted (the parser is pipelined over those
-//             cycles). k_dec: index of the beat completing the decision (IPv4/IPv6 header, whole
-//             GRE header and one inner byte; fewer bytes when the frame is not decapsulated, see
+// Latency:    1 + PARSE_STAGES + max(k_dec + 1, k_data + X) + X cycles, X = OUT_STAGES - 1; with
+//             the defaults (PARSE_STAGES = 0, OUT_STAGES = 1) 1 + max(k_dec + 1, k_data): the
+//             output starts one cycle after the beat holding the decision's last byte arrived.
+//             k_dec: index of the beat completing the decision (IPv4/IPv6 header, whole GRE
+//             header and one inner byte; fewer bytes when the frame is not decapsulated, see
 //             docs/gre.md); the decision is registered with that beat and used one cycle later.
 //             k_data (a decapsulation): the last beat holding the first output beat's inner
-//             bytes, read in the cycle it gets there (OUT_STAGES = 1) or from the buffer one
-//             cycle later, the output beat being formed in a second cycle (OUT_STAGES = 2).
-//             Plain IPv4/GRE/0x6558 with the defaults PARSE_STAGES = 3, OUT_STAGES = 2: 11 cycles
-//             at 64 bits, 8 at 256, 7 at 512 (9 / 6 / 5 with OUT_STAGES = 1; 6 / 3 / 2 with
-//             PARSE_STAGES = 0 and OUT_STAGES = 1); one-beat frames: 2 + PARSE_STAGES + X.
+//             bytes, read in the cycle it arrives (OUT_STAGES = 1) or from the buffer one cycle
+//             later, the output beat being formed in a second cycle (OUT_STAGES = 2). Every beat
+//             reaches the decision and the header buffer PARSE_STAGES cycles after it is
+//             accepted (the parser pipelined over those cycles).
+//             Plain IPv4/GRE/0x6558 with the defaults: 6 cycles at 64 bits, 3 at 256, 2 at 512
+//             (11 / 8 / 7 with the pipelined option PARSE_STAGES = 3, OUT_STAGES = 2); one-beat
+//             frames: 2 + PARSE_STAGES + X.
 //             A decapsulation whose whole output is one beat while input beats (padding) follow
 //             the ones it needs waits for the input's last beat, whose tuser it carries
 //             (fastpath.models.gre.decap_latency gives the exact figure).
-//             A frame may wait until the previous one has left. LEN_IN changes no latency (the
-//             length verdict is computed in parser stage 2 beside the other checks).
+//             A frame may wait until the previous one has left. LEN_IN changes no latency.
 // Throughput: 1 beat per cycle in and out, back-to-back frames of every size, every width; a
 //             frame whose output is shorter never stalls the input. s_axis_tready is a register:
 //             low only when the output has been stalled long enough to fill the header buffer.
@@ -50,10 +51,12 @@
 //             carries the input's last tuser with bit 0 ORed with the length verdict). Malformed
 //             or truncated headers pass unchanged; nothing hangs.
 // Parameters: DATA_WIDTH 64, 256 or 512; KEEP_WIDTH = DATA_WIDTH/8; USER_WIDTH >= 1;
-//             ACCEPT_ENTRIES 1..64; PARSE_STAGES 0..3 (default 3): pipeline registers in the
-//             parser (1: after the IP fields; 2: also after layer 2; 3: also before the verdict);
-//             OUT_STAGES 1 or 2 (default 2): cycles of the output stage (2: the buffer is read
-//             without bypass and the shift is done in a second cycle); LEN_IN 0 or 1 (default
+//             ACCEPT_ENTRIES 1..64; PARSE_STAGES 0..3 (default 0): pipeline registers in the
+//             parser (1: after the IP fields; 2: also after layer 2; 3: also before the verdict;
+//             0 and 1 at 64/256 bits register the positional facts, IP checks, checksum and GRE
+//             window a beat ahead instead, EARLY_CTL); OUT_STAGES 1 or 2 (default 1): cycles of
+//             the output stage (2: the buffer is read without bypass and the shift is done in a
+//             second cycle); LEN_IN 0 or 1 (default
 //             1): s_axis_tlen (bytes, no FCS, with the first beat) is used for the length
 //             verdict. Configuration inputs are quasi-static. s_axis_tkeep must be contiguous
 //             from byte 0.
@@ -64,8 +67,8 @@ module gre_decap #(
     parameter KEEP_WIDTH = DATA_WIDTH / 8,
     parameter USER_WIDTH = 1,
     parameter ACCEPT_ENTRIES = 8,
-    parameter PARSE_STAGES = 3,
-    parameter OUT_STAGES = 2,
+    parameter PARSE_STAGES = 0,
+    parameter OUT_STAGES = 1,
     parameter LEN_IN = 1
 ) (
     input  wire                         clk,
@@ -227,6 +230,9 @@ module gre_decap #(
     // the IPv4 checksum's per-dword sums.
     // -----------------------------------------------------------------------------------------
     reg  [KW-1:0]    i_k;            // index of the current input beat in its frame (saturating)
+    localparam NHB = (HB + W - 1) / W;                // beats holding header bytes
+    reg  [NHB-1:0]   i_oh;           // i_k one-hot over those beats (0 past them): the header
+                                     // capture selects by a register bit, not an i_k compare
     reg  [FW-1:0]    i_fb;           // bytes of the frame before the current beat (saturating)
     reg  [8*HB-1:0]  hdr;            // the frame's first HB bytes as far as received
 
@@ -241,9 +247,8 @@ module gre_decap #(
     genvar gb;
     generate
         for (gb = 0; gb < (HB + W - 1) / W; gb = gb + 1) begin : g_hn
-            localparam [KW-1:0] BEAT_K = gb;
             localparam integer NBY = (HB - gb * W < W) ? HB - gb * W : W;   // bytes of hdr here
-            assign hn[8*W*gb +: 8*NBY] = i_k == BEAT_K ? s_axis_tdata[0 +: 8*NBY] : hdr[8*W*gb +: 8*NBY];
+            assign hn[8*W*gb +: 8*NBY] = i_oh[gb] ? s_axis_tdata[0 +: 8*NBY] : hdr[8*W*gb +: 8*NBY];
         end
     endgenerate
 
@@ -254,8 +259,8 @@ module gre_decap #(
         if (LEN_IN != 0) begin : g_len_in
             reg [15:0] i_tlen;
             always @(posedge clk)
-                if (in_fire && i_k == {KW{1'b0}}) i_tlen <= s_axis_tlen;
-            assign tlen_b = i_k == {KW{1'b0}} ? s_axis_tlen : i_tlen;
+                if (in_fire && i_oh[0]) i_tlen <= s_axis_tlen;
+            assign tlen_b = i_oh[0] ? s_axis_tlen : i_tlen;
         end else begin : g_no_len_in
             // LEN_IN = 0: the length is only known at the frame's end; s_axis_tlen is ignored.
             /* verilator lint_off UNUSEDSIGNAL */
@@ -275,9 +280,7 @@ module gre_decap #(
     wire [6:0]  l2 = 7'd14 + {3'd0, tags, 2'b00};
     wire        is4 = tag1 ? et2 == 16'h0800 : tag0 ? et1 == 16'h0800 : et0 == 16'h0800;
     wire        is6 = tag1 ? et2 == 16'h86DD : tag0 ? et1 == 16'h86DD : et0 == 16'h86DD;
-    // The IP header's first 24 bytes (ipw byte j = frame byte l2 + j).
-    wire [8*24-1:0] ipw = tag1 ? hn[8*22 +: 8*24] : tag0 ? hn[8*18 +: 8*24] : hn[8*14 +: 8*24];
-    wire [3:0]      ihl0 = ipw[3:0];                  // IPv4 IHL
+    wire [3:0]  ihl0 = tag1 ? hn[8*22 +: 4] : tag0 ? hn[8*18 +: 4] : hn[8*14 +: 4];  // IPv4 IHL
     // Where the GRE header starts, worked out here so that stage 1 shifts by a register:
     // g = l2 + IP header length = 34 + 4m, m = 0..12 (m > 12 only when the IP header is
     // rejected anyway).
@@ -305,9 +308,149 @@ module gre_decap #(
         end
     endgenerate
 
-    localparam AXW = FW + 7 + 1 + 1 + 7 + 1 + 1 + 8*24 + 4 + 17*NT + NT + 16;
-    wire [AXW-1:0] a_d = {cnt, cnt_s, tag0, tag1, l2, is4, is6, ipw, gm0, dsum, dmask,
-                          tlen_b};
+    // Positional facts: the layer-2 shape and IP header length that place every later field (the
+    // IP header window, the GRE offset, the checksum dwords, where the IP packet ends). With
+    // EARLY_CTL they come from a register loaded with this stage's values at every input beat,
+    // i.e. from the frame's bytes before the current beat, so that stages 1-3, which run in the
+    // input cycle when PARSE_STAGES < 2, place fields with registers instead of behind the
+    // tag compares. That is exact wherever the decision reads them: it uses the IP fields only
+    // once l2 + 20 (IPv4) or l2 + 40 (IPv6) bytes have arrived, i.e. from byte 34 on, and with
+    // beats of at most 32 bytes the beat holding byte 33 or later starts after byte 22, the last
+    // byte those facts read. The layer-2 checks of stage 3 (not IP, waiting for a tag) still
+    // use this beat's own values. At 512 bits the whole header is in the first beat: no
+    // EARLY_CTL, the facts are this stage's.
+    localparam EARLY_CTL = (P < 2 && W <= 32) ? 1 : 0;
+    wire           ptag0, ptag1, pis4, pis6;
+    wire [6:0]     pl2;
+    wire [3:0]     pgm;
+    wire [NT-1:0]  pdmask;
+    wire           ec_csum_ok;       // EARLY_CTL: the checksum verdict (see g_early_ctl)
+    wire [95:0]    ec_gw;            // EARLY_CTL: the GRE header window (see g_early_ctl)
+    generate
+        if (EARLY_CTL) begin : g_early_ctl
+            reg           r_tag0, r_tag1, r_is4, r_is6;
+            reg [6:0]     r_l2;
+            reg [3:0]     r_gm;
+            reg [NT-1:0]  r_dmask;
+            always @(posedge clk)
+                if (in_fire) begin
+                    r_tag0 <= tag0;
+                    r_tag1 <= tag1;
+                    r_is4 <= is4;
+                    r_is6 <= is6;
+                    r_l2 <= l2;
+                    r_gm <= gm0;
+                    r_dmask <= dmask;
+                end
+            assign {ptag0, ptag1, pis4, pis6, pl2, pgm, pdmask} =
+                   {r_tag0, r_tag1, r_is4, r_is6, r_l2, r_gm, r_dmask};
+
+            // The IPv4 header checksum, accumulated beat by beat, so that the verdict adds this
+            // beat's W/2 words and one register instead of summing the whole header: cs_acc is
+            // the sum of the header's 16-bit words in the frame's earlier beats. Word m of a beat
+            // is frame byte b = i_k W + 2m (b is even, as l2 is: no word spans two beats), in
+            // the header when l2 <= b < l2 + 4 IHL. The verdict needs no tag or length compare:
+            //  - the high bound (and b >= 14) is a mask bit per word made at the beat before
+            //    (hi_ok). It matters from b = 34 on (below, b < l2 + 20 <= the header's end),
+            //    and the beat holding such a word comes after the one holding the IHL (byte
+            //    <= 22) or is the beat right after it, whose fire loads the mask;
+            //  - the low bound: the words at 14 <= b < l2 (the tags: words 14 and 16 when there
+            //    is a first tag, 18 and 20 when a second) are masked with this beat's tag
+            //    compares, whose bytes precede them (Ethertypes 12-13 and 16-17), in the sum
+            //    that is accumulated (cwa) only: they are before byte 22, never in a beat that
+            //    can decide (it holds byte 33 or later), so the verdict's sum (cw) leaves them.
+            // Bytes a beat holds past the frame's end are never read: the verdict waits for them.
+            localparam NWB = W / 2;
+            reg  [20:0] cs_acc;
+            reg  [NWB-1:0] hi_ok;            // this beat's words: 14 <= b < the header's end
+            reg  [NWB-1:0] hi_nx, hi_first;  // the same for the next beat, for a first beat
+            reg  [16*NWB-1:0] cw, cwa;       // this beat's words under hi_ok / also past the tags
+            wire [KW-1:0] k_nx = in_last ? {KW{1'b0}} : i_k + {{(KW-1){1'b0}}, i_k != {KW{1'b1}}};
+            wire [6:0]  hend = l2 + {1'b0, ihl0, 2'b00};
+            integer     m, t;
+            reg  [10:0] wbn;
+            always @* begin
+                for (m = 0; m < NWB; m = m + 1) begin
+                    wbn = ({6'd0, k_nx} << LW) + {m[9:0], 1'b0};
+                    cw[16*m +: 16] = hi_ok[m] ? {s_axis_tdata[8*(2*m) +: 8], s_axis_tdata[8*(2*m+1) +: 8]}
+                                              : 16'd0;
+                    cwa[16*m +: 16] = cw[16*m +: 16];
+                    for (t = 14; t < 22; t = t + 2)
+                        if (t % W == 2 * m && i_oh[t / W] && (t < 18 ? tag0 : tag1))
+                            cwa[16*m +: 16] = 16'd0;
+                    hi_nx[m] = wbn >= 14 && (wbn < 34 || wbn < {4'd0, hend});
+                    hi_first[m] = 2 * m >= 14 && 2 * m < 34;
+                end
+            end
+            // Balanced trees over the beat's words (NWB is 4 or 16): ct over cw, cta over cwa
+            // (they share the subtrees without a tag lane).
+            wire [21*(2*NWB-1)-1:0] ct, cta; // node n: 21 bits; leaves NWB-1 .. 2 NWB-2
+            genvar gt;
+            for (gt = 0; gt < NWB; gt = gt + 1) begin : g_ct_leaf
+                assign ct[21*(NWB-1+gt) +: 21] = {5'd0, cw[16*gt +: 16]};
+                assign cta[21*(NWB-1+gt) +: 21] = {5'd0, cwa[16*gt +: 16]};
+            end
+            for (gt = 0; gt < NWB - 1; gt = gt + 1) begin : g_ct_node
+                assign ct[21*gt +: 21] = ct[21*(2*gt+1) +: 21] + ct[21*(2*gt+2) +: 21];
+                assign cta[21*gt +: 21] = cta[21*(2*gt+1) +: 21] + cta[21*(2*gt+2) +: 21];
+            end
+            wire [20:0] cs_base = i_oh[0] ? 21'd0 : cs_acc;
+            wire [20:0] cs_now = cs_base + ct[0 +: 21];
+            always @(posedge clk) begin
+                if (in_fire) begin
+                    cs_acc <= cs_base + cta[0 +: 21];
+                    hi_ok <= hi_nx;
+                end
+                if (rst) hi_ok <= hi_first;
+            end
+            // At most 30 words: cs_now < 2^21, and it folds to 0xFFFF exactly when its low 16
+            // bits are 0xFFFF minus its high 5 (as csum_ok below).
+            assign ec_csum_ok = cs_now[15:0] == ~{11'd0, cs_now[20:16]};
+
+            // The GRE header window (12 bytes from g = 34 + 4 gm), gathered beat by beat: byte j
+            // comes from this beat's lane (g + j) mod W when g + j is in this beat (gw_in, a
+            // mask bit made at the beat before), else from gw_r (the window as far as the
+            // earlier beats hold it). The lane takes W/4 values (g is 2 mod 4), selected by the
+            // low bits of the registered offset, instead of shifting 60 bytes by it. Exact from
+            // byte 34 on, where the offset is registered (see EARLY_CTL above).
+            localparam GSW = LW - 2;                   // offset bits that select the lane
+            reg  [95:0]   gw_r, gw_now;
+            reg  [7:0]    gw_lane;
+            reg  [11:0]   gw_in, gw_in_nx;
+            reg  [6:0]    gpos;
+            integer       j, v;
+            always @* begin
+                for (j = 0; j < 12; j = j + 1) begin
+                    gw_lane = 8'd0;
+                    for (v = 0; v < (1 << GSW); v = v + 1)
+                        if (pgm[GSW-1:0] == v[GSW-1:0])
+                            gw_lane = s_axis_tdata[8*((34 + j + 4 * v) % W) +: 8];
+                    gw_now[8*j +: 8] = gw_in[j] ? gw_lane : gw_r[8*j +: 8];
+                    gpos = 7'd34 + j[6:0] + {1'b0, gm0, 2'b00};
+                    gw_in_nx[j] = (gpos >> LW) == {2'd0, k_nx};
+                end
+            end
+            always @(posedge clk) begin
+                if (in_fire) begin
+                    gw_r <= gw_now;
+                    gw_in <= gw_in_nx;
+                end
+                if (rst) gw_in <= 12'd0;
+            end
+            assign ec_gw = gw_now;
+        end else begin : g_ctl_now
+            assign {ptag0, ptag1, pis4, pis6, pl2, pgm, pdmask} =
+                   {tag0, tag1, is4, is6, l2, gm0, dmask};
+            assign ec_csum_ok = 1'b0;
+            assign ec_gw = 96'd0;
+        end
+    endgenerate
+    // The IP header's first 24 bytes (ipw byte j = frame byte l2 + j).
+    wire [8*24-1:0] ipw = ptag1 ? hn[8*22 +: 8*24] : ptag0 ? hn[8*18 +: 8*24] : hn[8*14 +: 8*24];
+
+    localparam AXW = FW + 7 + 1 + 1 + 7 + 1 + 1 + 8*24 + 4 + 17*NT + NT + 16 + 7 + 1 + 1;
+    wire [AXW-1:0] a_d = {cnt, cnt_s, tag0, tag1, l2, is4, is6, ipw, pgm, dsum, pdmask,
+                          tlen_b, pl2, pis4, pis6};
     wire [AXW-1:0] a_q;
     wire [8*60-1:0] a_hg;            // frame bytes 34..93 (where the GRE header can be)
     generate
@@ -333,38 +476,70 @@ module gre_decap #(
     wire [17*NT-1:0]  a_dsum;
     wire [NT-1:0]     a_dmask;
     wire [15:0]       a_tlen;
+    wire [6:0]        a_pl2;
+    wire              a_pis4, a_pis6;
     assign {a_cnt, a_cnt_s, a_tag0, a_tag1, a_l2, a_is4, a_is6, a_ipw, gm, a_dsum,
-            a_dmask, a_tlen} = a_q;
+            a_dmask, a_tlen, a_pl2, a_pis4, a_pis6} = a_q;
 
     // -----------------------------------------------------------------------------------------
     // Parser stage 1: IP fields, GRE header window, per-entry address match, checksum partial sums.
     // -----------------------------------------------------------------------------------------
-    wire [3:0]  ip_ver = a_ipw[7:4];
-    wire [3:0]  ihl = a_ipw[3:0];
-    wire [15:0] v4_len = {a_ipw[8*2 +: 8], a_ipw[8*3 +: 8]};
-    wire [15:0] v4_frag = {a_ipw[8*6 +: 8], a_ipw[8*7 +: 8]};
-    wire [7:0]  v4_proto = a_ipw[8*9 +: 8];
-    wire [15:0] v6_plen = {a_ipw[8*4 +: 8], a_ipw[8*5 +: 8]};
-    wire [7:0]  v6_nh = a_ipw[8*6 +: 8];
+    // The IP header's checks and lengths from its window, the layer-2 length and the IP version.
+    localparam IPFW = 1 + 1 + 7 + 1 + FW + 16;
+    /* verilator lint_off UNUSEDSIGNAL */  // bytes 1 and 8 (TOS, TTL / hop limit) are not checked
+    function [IPFW-1:0] ip_facts(input [8*10-1:0] w, input [6:0] fl2, input f4);
+        reg [15:0] v4_len, v6_plen;
+        begin
+            v4_len = {w[8*2 +: 8], w[8*3 +: 8]};
+            v6_plen = {w[8*4 +: 8], w[8*5 +: 8]};
+            ip_facts = {w[7:4] != 4'd4 || w[3:0] < 4'd5 || w[8*9 +: 8] != 8'd47,   // v4_bad
+                        w[7:4] != 4'd6 || w[8*6 +: 8] != 8'd47,                     // v6_bad
+                        fl2 + {1'b0, w[3:0], 2'b00},                                // IPv4 header end
+                        ({w[8*6 +: 8], w[8*7 +: 8]} & 16'h3FFF) != 16'd0,           // fragment
+                        {{(FW-7){1'b0}}, fl2} + (f4 ? {1'b0, v4_len} : {1'b0, v6_plen} + 17'd40),
+                        f4 ? v4_len : v6_plen};                                     // length field
+        end
+    endfunction
+    /* verilator lint_on UNUSEDSIGNAL */
+    // With EARLY_CTL they are registered at each input beat from this beat's layer-2 values
+    // (ipw_c), i.e. the decision reads them for the bytes before its beat: it reads them once
+    // l2 + 20 (IPv4) or l2 + 40 (IPv6) bytes have arrived, and the fields are in the first 10
+    // (IPv4) or 8 (IPv6) bytes of the header, at least 10 bytes, so a beat, earlier.
+    wire [IPFW-1:0] ipf;
+    wire [IPFW-1:0] ipf_cur;         // EARLY_CTL: this beat's, from this beat's layer 2
+    generate
+        if (EARLY_CTL) begin : g_ipf_reg
+            wire [8*10-1:0] ipw_c = tag1 ? hn[8*22 +: 8*10] : tag0 ? hn[8*18 +: 8*10] : hn[8*14 +: 8*10];
+            reg  [IPFW-1:0] r;
+            assign ipf_cur = ip_facts(ipw_c, l2, is4);
+            always @(posedge clk)
+                if (in_fire) r <= ipf_cur;
+            assign ipf = r;
+        end else begin : g_ipf_now
+            assign ipf_cur = {IPFW{1'b0}};
+            assign ipf = ip_facts(a_ipw[8*10-1:0], a_pl2, a_pis4);
+        end
+    endgenerate
+    wire        v4_bad, v6_bad, v4_is_frag;
+    wire [6:0]  iph_end;
+    wire [FW-1:0] ip_e;
+    wire [15:0] len_field;
+    assign {v4_bad, v6_bad, iph_end, v4_is_frag, ip_e, len_field} = ipf;
+    // The outer source address (it can be in the deciding beat: from the window placed with the
+    // positional facts).
     reg  [31:0]  src4;
     reg  [127:0] src6;
     always @* begin
         for (i = 0; i < 4; i = i + 1) src4[8*(3-i) +: 8] = a_ipw[8*(12+i) +: 8];
         for (i = 0; i < 16; i = i + 1) src6[8*(15-i) +: 8] = a_ipw[8*(8+i) +: 8];
     end
-    wire        v4_bad = ip_ver != 4'd4 || ihl < 4'd5 || v4_proto != 8'd47;
-    wire        v6_bad = ip_ver != 4'd6 || v6_nh != 8'd47;
-    wire [6:0]  iph_end = a_l2 + {1'b0, ihl, 2'b00};      // IPv4 header end
-    wire        v4_is_frag = (v4_frag & 16'h3FFF) != 16'd0;
-    wire [FW-1:0] ip_e = {{(FW-7){1'b0}}, a_l2} + (a_is4 ? {1'b0, v4_len} : {1'b0, v6_plen} + 17'd40);
-    wire [15:0] len_field = a_is4 ? v4_len : v6_plen;
 
     // GRE header at g = 34 + 4 gm (gm from stage 0). gw byte j = frame byte g + j: a shift by a
     // register, no adder in front of it.
     /* verilator lint_off UNUSEDSIGNAL */  // only the low 12 bytes of the shifted window are used
     wire [8*60-1:0] hg_shift = a_hg >> {gm, 5'd0};
     /* verilator lint_on UNUSEDSIGNAL */
-    wire [95:0] gw = hg_shift[95:0];
+    wire [95:0] gw = EARLY_CTL ? ec_gw : hg_shift[95:0];
     wire [6:0]  g = 7'd34 + {1'b0, gm, 2'b00};
 
     // Tunnel filter, part 1: which entries match the outer source address.
@@ -373,8 +548,8 @@ module gre_decap #(
     always @* begin
         for (i = 0; i < ACCEPT_ENTRIES; i = i + 1) begin
             ent_addr = cfg_acc_addr[128*i +: 128];
-            addr_hit[i] = cfg_acc_valid[i] && cfg_acc_ipv6[i] == a_is6
-                          && (a_is6 ? ent_addr == src6 : ent_addr[31:0] == src4);
+            addr_hit[i] = cfg_acc_valid[i] && cfg_acc_ipv6[i] == a_pis6
+                          && (a_pis6 ? ent_addr == src6 : ent_addr[31:0] == src4);
         end
     end
 
@@ -396,15 +571,16 @@ module gre_decap #(
             assign cs_l2[gn] = {1'b0, cs_l1[2*gn]} + {1'b0, cs_l1[2*gn+1]};
         end
     endgenerate
+    // With EARLY_CTL the sum is accumulated beat by beat instead (g_early_ctl).
     wire [19:0] cs0 = {1'b0, cs_l2[0]} + {1'b0, cs_l2[1]};
     wire [19:0] cs1 = {1'b0, cs_l2[2]} + {1'b0, cs_l2[3]};
     wire [16:0] cs2 = dm[16];
 
     localparam BXW = FW + 7 + 1 + 1 + 7 + 1 + 1 + 1 + 1 + 7 + 1 + 7 + FW + 16 + ACCEPT_ENTRIES + 96
-                     + 20 + 20 + 17 + 16;
+                     + 20 + 20 + 17 + 16 + 7 + 1 + 1;
     wire [BXW-1:0] b_d = {a_cnt, a_cnt_s, a_tag0, a_tag1, a_l2, a_is4, a_is6, v4_bad, v6_bad,
                           iph_end, v4_is_frag, g, ip_e, len_field, addr_hit, gw, cs0, cs1, cs2,
-                          a_tlen};
+                          a_tlen, a_pl2, a_pis4, ec_csum_ok};
     wire [BXW-1:0] b_q;
     generate
         if (P >= 1) begin : g_cut_b
@@ -424,9 +600,12 @@ module gre_decap #(
     wire [19:0]       b_cs0, b_cs1;
     wire [16:0]       b_cs2;
     wire [15:0]       b_tlen;
+    wire [6:0]        b_pl2;         // positional (see EARLY_CTL); b_l2: this beat's, for waits
+    wire              b_pis4;
+    wire              b_ec_ok;
     assign {b_cnt_f, b_cnt_s, b_tag0, b_tag1, b_l2, b_is4, b_is6, b_v4_bad, b_v6_bad, b_iph_end,
             b_v4_is_frag, b_g, b_ip_e, b_len_field, b_addr_hit, b_gw, b_cs0, b_cs1, b_cs2,
-            b_tlen} = b_q;
+            b_tlen, b_pl2, b_pis4, b_ec_ok} = b_q;
 
     // -----------------------------------------------------------------------------------------
     // Parser stage 2: checksum verdict, GRE flags and protocol, key match per entry, the lengths
@@ -436,7 +615,8 @@ module gre_decap #(
     // The header is good when the folded sum is 0xFFFF. With at most 15 dwords the sum is below
     // 2^21, and folding it (sum[15:0] + sum[21:16], then the carry) gives 0xFFFF exactly when
     // sum[15:0] + sum[21:16] == 0xFFFF, i.e. sum[15:0] == ~sum[21:16]: no folding adders.
-    wire        csum_ok = csum[15:0] == ~{10'd0, csum[21:16]};
+    // (With EARLY_CTL the verdict comes from the sum accumulated beat by beat.)
+    wire        csum_ok = EARLY_CTL ? b_ec_ok : csum[15:0] == ~{10'd0, csum[21:16]};
 
     wire        gc = b_gw[7], gk = b_gw[5], gs = b_gw[4];
     wire        gre_bad_flags = (b_gw[7:0] & 8'h4F) != 8'd0 || b_gw[15:8] != 8'd0;
@@ -446,11 +626,70 @@ module gre_decap #(
     wire        gre_bad = gre_bad_flags || !proto_ok;
     wire [31:0] gkey0 = {b_gw[8*4 +: 8], b_gw[8*5 +: 8], b_gw[8*6 +: 8], b_gw[8*7 +: 8]};
     wire [31:0] gkey1 = {b_gw[8*8 +: 8], b_gw[8*9 +: 8], b_gw[8*10 +: 8], b_gw[8*11 +: 8]};
-    wire [6:0]  hlen = b_g + 7'd4 + {4'd0, gc, 2'b00} + {4'd0, gk, 2'b00} + {4'd0, gs, 2'b00};
+    // The GRE header length is g + 4 + 4 nf, nf = C + K + S. What depends on it is worked out
+    // for each nf (and protocol class) from the registered facts, in parallel with the flags,
+    // which then only select: no adder or compare behind the flags.
+    wire [1:0]  nf = {1'b0, gc} + {1'b0, gk} + {1'b0, gs};
     // ip_e < hlen + (14 or 1), compared on the IP length field against a 7-bit bound instead of
     // on 17-bit sums: IPv4 total length < hlen - l2 + min; IPv6 payload length < that - 40.
-    wire [6:0]  len_min = hlen - b_l2 + (p6558 ? 7'd14 : 7'd1) - (b_is4 ? 7'd0 : 7'd40);
-    wire        ip_short = b_len_field < {9'd0, len_min};
+    // d_s: the bytes removed before the shifted part (hlen for 0x6558, hlen - l2 otherwise);
+    // d_eo: the output length by the IP length field.
+    localparam CNW = 7*4 + 8 + 7*8 + FW*8;
+    // fgl: g - l2 (the IP header's length: 4 IHL, or 40), kept apart from l2 so that what does
+    // not need l2 (the bounds on the length field) does not wait for the tags.
+    // The output length d_eo = ip_e - d_s = len + (IPv6 ? 40 : 0) + (0x6558 ? 0 : l2) - d, d =
+    // hlen - l2, is formed from the length field with one adder.
+    function [CNW-1:0] hdr_cands(input [6:0] fgl, input [6:0] fl2, input f4, input [15:0] flen);
+        reg  [7*4-1:0]  nh_c;        // per nf: hlen + 1 (the bytes the decision waits for)
+        reg  [7:0]      short_c;     // per (nf, 0x6558): the IP length leaves no inner frame
+        reg  [7*8-1:0]  ds_c;        // d_s
+        reg  [FW*8-1:0] eo_c;        // d_eo
+        reg  [6:0]      d, dp, lm, ds;   // d = hlen - l2, dp = d - (IPv6 ? 40 : 0)
+        integer         n, pc;
+        begin
+            for (n = 0; n < 4; n = n + 1) begin
+                d = fgl + 7'd4 + {n[4:0], 2'b00};
+                dp = d - (f4 ? 7'd0 : 7'd40);
+                nh_c[7*n +: 7] = fl2 + d + 7'd1;
+                for (pc = 0; pc < 2; pc = pc + 1) begin
+                    lm = dp + (pc == 1 ? 7'd14 : 7'd1);
+                    ds = pc == 1 ? fl2 + d : d;
+                    short_c[2*n + pc] = flen < {9'd0, lm};
+                    ds_c[7*(2*n + pc) +: 7] = ds;
+                    eo_c[FW*(2*n + pc) +: FW] = {1'b0, flen} + (pc == 1 ? {FW{1'b0}} : {10'd0, fl2})
+                                                - {10'd0, dp};
+                end
+            end
+            hdr_cands = {nh_c, short_c, ds_c, eo_c};
+        end
+    endfunction
+    // With EARLY_CTL they are registered at each input beat from the values of that beat (as
+    // the positional facts and the IP checks are), so the flags select among registers.
+    wire [CNW-1:0]  cands;
+    generate
+        if (EARLY_CTL) begin : g_cands_reg
+            reg  [CNW-1:0] r;
+            wire [15:0]    len_cur = ipf_cur[15:0];
+            always @(posedge clk)
+                if (in_fire) r <= hdr_cands(is4 ? {1'b0, ihl0, 2'b00} : 7'd40, l2, is4, len_cur);
+            assign cands = r;
+            /* verilator lint_off UNUSEDSIGNAL */  // the registered copies are not needed here
+            wire unused_b = ^{b_len_field, b_pis4, ipf_cur[IPFW-1:16]};
+            /* verilator lint_on UNUSEDSIGNAL */
+        end else begin : g_cands_now
+            assign cands = hdr_cands(b_g - b_pl2, b_pl2, b_pis4, b_len_field);
+            /* verilator lint_off UNUSEDSIGNAL */  // EARLY_CTL only
+            wire unused_c = ^ipf_cur;
+            /* verilator lint_on UNUSEDSIGNAL */
+        end
+    endgenerate
+    wire [7*4-1:0]  nh_c;
+    wire [7:0]      short_c;
+    wire [7*8-1:0]  ds_c;
+    wire [FW*8-1:0] eo_c;
+    assign {nh_c, short_c, ds_c, eo_c} = cands;
+    wire [2:0]  nfp = {nf, p6558};
+    wire        ip_short = short_c[nfp];
 
     // Tunnel filter, part 2: the key, per entry (the key is at GRE byte 4, or 8 after a checksum).
     reg  [ACCEPT_ENTRIES-1:0] ent_hit;
@@ -466,20 +705,20 @@ module gre_decap #(
     // The record the output stage needs: S = bytes removed before the shifted part (b0 beats + r
     // bytes), pu = unshifted bytes kept (outer MACs and tags), p = pu + 2 (the new Ethertype),
     // eo = output length by the IP length field.
-    wire [6:0]  d_s = p6558 ? hlen : hlen - b_l2;
+    wire [6:0]  d_s = ds_c[7*nfp +: 7];
     wire [3:0]  d_b0 = d_s[6:3] >> (LW - 3);        // whole beats removed (<= 12)
     wire [LW-1:0] d_r = d_s[LW-1:0];               // and bytes
-    wire [4:0]  d_pu = p6558 ? 5'd0 : b_l2[4:0] - 5'd2;
-    wire [4:0]  d_p = p6558 ? 5'd0 : b_l2[4:0];
-    wire [FW-1:0] d_eo = b_ip_e - {10'd0, d_s};
-    wire [6:0]  d_lim = b_l2 + 7'd46;                    // 60 + 4 per tag
+    wire [4:0]  d_pu = p6558 ? 5'd0 : b_pl2[4:0] - 5'd2;
+    wire [4:0]  d_p = p6558 ? 5'd0 : b_pl2[4:0];
+    wire [FW-1:0] d_eo = eo_c[FW*nfp +: FW];
+    wire [6:0]  d_lim = b_pl2 + 7'd46;                   // 60 + 4 per tag
     // The length verdict from s_axis_tlen (LEN_IN = 1): the frame length F agrees with the IP
     // length E when F == E, or E < F <= 60 + 4 per tag (Ethernet padding).
     wire [FW-1:0] t_f = {{(FW-16){1'b0}}, b_tlen};
     wire        tlen_ok = t_f == b_ip_e || (t_f > b_ip_e && t_f <= {{(FW-7){1'b0}}, d_lim});
     wire        len_bad = LEN_IN != 0 && !tlen_ok;
     // Byte counts the chain below waits for.
-    wire [6:0]  n_v4 = b_l2 + 7'd20, n_v6 = b_l2 + 7'd40, n_gre = b_g + 7'd4, n_hdr = hlen + 7'd1;
+    wire [6:0]  n_v4 = b_l2 + 7'd20, n_v6 = b_l2 + 7'd40, n_gre = b_g + 7'd4, n_hdr = nh_c[7*nf +: 7];
 
     localparam CXW = FW + 7 + 1 + 1 + 1 + 1 + 1 + 1 + 7 + 1 + 1 + 7 + 7 + 7 + 1 + 7 + 1
                      + ACCEPT_ENTRIES + 4 + LW + 5 + 5 + 16 + FW + FW + 7 + 1;
@@ -586,8 +825,10 @@ module gre_decap #(
             hdr <= hn;
             if (in_last) begin
                 i_k <= {KW{1'b0}};
+                i_oh <= {{(NHB-1){1'b0}}, 1'b1};
                 i_fb <= {FW{1'b0}};
             end else begin
+                i_oh <= i_oh << 1;
                 if (i_k != {KW{1'b1}}) i_k <= i_k + 1'b1;
                 i_fb <= cnt;
             end
@@ -609,6 +850,7 @@ module gre_decap #(
         end
         if (rst) begin
             i_k <= {KW{1'b0}};
+            i_oh <= {{(NHB-1){1'b0}}, 1'b1};
             i_fb <= {FW{1'b0}};
             p_dec <= 1'b0;
             stat_valid <= 1'b0;

@@ -133,6 +133,12 @@ def other_frames(r):
         gre_frame(inner, ip_kw={"flags": "MF"}),                                          # fragments
         gre_frame(inner, ip_kw={"frag": 100}),
         gre_frame(inner, ip_kw={"chksum": 0x1234}),                                       # bad checksum
+        gre_frame(inner, tags=(0x8100,), ihl=15, ip_kw={"chksum": 0x1234}),
+        gre_frame(inner, tags=(0x88A8, 0x8100), ihl=7, c=True, ip_kw={"chksum": 0xBEEF}),
+        # one bit off in the header's last word (IPv4 option bytes), and in its first
+        bytes(bytearray(f ^ (1 if i == 22 + 59 else 0) for i, f in
+                        enumerate(gre_frame(inner, tags=(0x88A8, 0x8100), ihl=15)))),
+        bytes(bytearray(f ^ (4 if i == 14 + 1 else 0) for i, f in enumerate(gre_frame(inner)))),
         gre_frame(inner, proto=0x0806),                                                   # unsupported
         gre_frame(inner, src="203.0.113.9"),                                              # unknown tunnel
         gre_frame(inner, ipv6=True, src="2001:db8::99"),
@@ -706,7 +712,7 @@ _D = gre.DEFAULT_PARSE_STAGES, gre.DEFAULT_OUT_STAGES
 # LEN_IN = 0 (the length verdict at the frame's end) on one parameter set only.
 @pytest.mark.parametrize("data_width,parse_stages,out_stages,len_in", [
     (64, _D[0][8], _D[1][8], 1), (256, _D[0][32], _D[1][32], 1), (512, _D[0][64], _D[1][64], 1),
-    (64, 0, 1, 0), (512, 1, 1, 1), (64, 2, 2, 1), (256, 0, 2, 1)])
+    (64, 0, 1, 0), (512, 1, 1, 1), (64, 2, 2, 1), (256, 0, 2, 1), (64, 3, 2, 1), (256, 3, 2, 1)])
 def test_gre_decap(data_width, parse_stages, out_stages, len_in):
     runner.run("gre_decap", __name__, {"DATA_WIDTH": data_width, "PARSE_STAGES": parse_stages,
                                        "OUT_STAGES": out_stages, "LEN_IN": len_in})
