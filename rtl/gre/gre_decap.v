@@ -311,9 +311,9 @@ module gre_decap #(
     // Positional facts: the layer-2 shape and IP header length that place every later field (the
     // IP header window, the GRE offset, the checksum dwords, where the IP packet ends). With
     // EARLY_CTL they come from a register loaded with this stage's values at every input beat,
-    // i.e. from the frame's bytes before the current beat, so that stages 1-3, which run in the
-    // input cycle when PARSE_STAGES < 2, place fields with registers instead of behind the
-    // tag compares. That is exact wherever the decision reads them: it uses the IP fields only
+    // i.e. from the frame's bytes before the current beat, so that stage 1, which runs in the
+    // input cycle when PARSE_STAGES < 2 (stages 2-3 too with 0), places fields with registers
+    // instead of behind the tag compares. That is exact wherever the decision reads them: it uses the IP fields only
     // once l2 + 20 (IPv4) or l2 + 40 (IPv6) bytes have arrived, i.e. from byte 34 on, and with
     // beats of at most 32 bytes the beat holding byte 33 or later starts after byte 22, the last
     // byte those facts read. The layer-2 checks of stage 3 (not IP, waiting for a tag) still
@@ -357,12 +357,13 @@ module gre_decap #(
             //  - the low bound: the words at 14 <= b < l2 (the tags: words 14 and 16 when there
             //    is a first tag, 18 and 20 when a second) are masked with this beat's tag
             //    compares, whose bytes precede them (Ethertypes 12-13 and 16-17), in the sum
-            //    that is accumulated (cwa) only: they are before byte 22, never in a beat that
-            //    can decide (it holds byte 33 or later), so the verdict's sum (cw) leaves them.
+            //    that is accumulated (cwa) only: they are before byte 22, never in a beat whose
+            //    checksum verdict is read (it holds byte 33 or later), so the verdict's sum (cw)
+            //    leaves them.
             // Bytes a beat holds past the frame's end are never read: the verdict waits for them.
             localparam NWB = W / 2;
             reg  [20:0] cs_acc;
-            reg  [NWB-1:0] hi_ok;            // this beat's words: 14 <= b < the header's end
+            reg  [NWB-1:0] hi_ok;            // this beat's words: 14 <= b < max(34, header end)
             reg  [NWB-1:0] hi_nx, hi_first;  // the same for the next beat, for a first beat
             reg  [16*NWB-1:0] cw, cwa;       // this beat's words under hi_ok / also past the tags
             wire [KW-1:0] k_nx = in_last ? {KW{1'b0}} : i_k + {{(KW-1){1'b0}}, i_k != {KW{1'b1}}};
@@ -503,8 +504,10 @@ module gre_decap #(
     /* verilator lint_on UNUSEDSIGNAL */
     // With EARLY_CTL they are registered at each input beat from this beat's layer-2 values
     // (ipw_c), i.e. the decision reads them for the bytes before its beat: it reads them once
-    // l2 + 20 (IPv4) or l2 + 40 (IPv6) bytes have arrived, and the fields are in the first 10
-    // (IPv4) or 8 (IPv6) bytes of the header, at least 10 bytes, so a beat, earlier.
+    // l2 + 20 (IPv4) or l2 + 40 (IPv6) bytes have arrived, and the fields they read end at byte
+    // l2 + 9 <= 31. At 64 bits that is at least 10 bytes, more than a beat, before the deciding
+    // byte; at 256 bits the fields are in beat 0 and a beat holding l2 + 20 >= 34 bytes is beat 1
+    // or later.
     wire [IPFW-1:0] ipf;
     wire [IPFW-1:0] ipf_cur;         // EARLY_CTL: this beat's, from this beat's layer 2
     generate
@@ -664,7 +667,10 @@ module gre_decap #(
         end
     endfunction
     // With EARLY_CTL they are registered at each input beat from the values of that beat (as
-    // the positional facts and the IP checks are), so the flags select among registers.
+    // the positional facts and the IP checks are), so the flags select among registers; they
+    // read the same bytes as the IP checks (the IHL and length field), so they are exact where
+    // those are. (With PARSE_STAGES = 1 the decision reads them after cut B, i.e. including its
+    // own beat, which is as exact.)
     wire [CNW-1:0]  cands;
     generate
         if (EARLY_CTL) begin : g_cands_reg

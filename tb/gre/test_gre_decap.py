@@ -712,7 +712,7 @@ _D = gre.DEFAULT_PARSE_STAGES, gre.DEFAULT_OUT_STAGES
 # LEN_IN = 0 (the length verdict at the frame's end) on one parameter set only.
 @pytest.mark.parametrize("data_width,parse_stages,out_stages,len_in", [
     (64, _D[0][8], _D[1][8], 1), (256, _D[0][32], _D[1][32], 1), (512, _D[0][64], _D[1][64], 1),
-    (64, 0, 1, 0), (512, 1, 1, 1), (64, 2, 2, 1), (256, 0, 2, 1), (64, 3, 2, 1), (256, 3, 2, 1)])
+    (64, 0, 1, 0), (512, 1, 1, 1), (64, 1, 1, 1), (64, 2, 2, 1), (256, 0, 2, 1), (64, 3, 2, 1), (256, 3, 2, 1)])
 def test_gre_decap(data_width, parse_stages, out_stages, len_in):
     runner.run("gre_decap", __name__, {"DATA_WIDTH": data_width, "PARSE_STAGES": parse_stages,
                                        "OUT_STAGES": out_stages, "LEN_IN": len_in})
