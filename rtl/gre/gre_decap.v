@@ -331,7 +331,6 @@ module gre_decap #(
             reg           r_tag0, r_tag1, r_is4, r_is6;
             reg [6:0]     r_l2;
             reg [3:0]     r_gm;
-            reg [NT-1:0]  r_dmask;
             always @(posedge clk)
                 if (in_fire) begin
                     r_tag0 <= tag0;
@@ -340,10 +339,9 @@ module gre_decap #(
                     r_is6 <= is6;
                     r_l2 <= l2;
                     r_gm <= gm0;
-                    r_dmask <= dmask;
                 end
-            assign {ptag0, ptag1, pis4, pis6, pl2, pgm, pdmask} =
-                   {r_tag0, r_tag1, r_is4, r_is6, r_l2, r_gm, r_dmask};
+            assign {ptag0, ptag1, pis4, pis6, pl2, pgm} = {r_tag0, r_tag1, r_is4, r_is6, r_l2, r_gm};
+            assign pdmask = dmask;  // unused: the checksum is accumulated below instead
 
             // The IPv4 header checksum, accumulated beat by beat, so that the verdict adds this
             // beat's W/2 words and one register instead of summing the whole header: cs_acc is
