@@ -280,7 +280,9 @@ module gre_decap #(
     wire [6:0]  l2 = 7'd14 + {3'd0, tags, 2'b00};
     wire        is4 = tag1 ? et2 == 16'h0800 : tag0 ? et1 == 16'h0800 : et0 == 16'h0800;
     wire        is6 = tag1 ? et2 == 16'h86DD : tag0 ? et1 == 16'h86DD : et0 == 16'h86DD;
-    wire [3:0]  ihl0 = tag1 ? hn[8*22 +: 4] : tag0 ? hn[8*18 +: 4] : hn[8*14 +: 4];  // IPv4 IHL
+    // The IP header's first 24 bytes as this beat places them (byte j = frame byte l2 + j).
+    wire [8*24-1:0] ipw_now = tag1 ? hn[8*22 +: 8*24] : tag0 ? hn[8*18 +: 8*24] : hn[8*14 +: 8*24];
+    wire [3:0]  ihl0 = ipw_now[3:0];                  // IPv4 IHL
     // Where the GRE header starts, worked out here so that stage 1 shifts by a register:
     // g = l2 + IP header length = 34 + 4m, m = 0..12 (m > 12 only when the IP header is
     // rejected anyway).
@@ -323,7 +325,6 @@ module gre_decap #(
     wire           ptag0, ptag1, pis4, pis6;
     wire [6:0]     pl2;
     wire [3:0]     pgm;
-    wire [NT-1:0]  pdmask;
     wire           ec_csum_ok;       // EARLY_CTL: the checksum verdict (see g_early_ctl)
     wire [95:0]    ec_gw;            // EARLY_CTL: the GRE header window (see g_early_ctl)
     generate
@@ -341,7 +342,6 @@ module gre_decap #(
                     r_gm <= gm0;
                 end
             assign {ptag0, ptag1, pis4, pis6, pl2, pgm} = {r_tag0, r_tag1, r_is4, r_is6, r_l2, r_gm};
-            assign pdmask = dmask;  // unused: the checksum is accumulated below instead
 
             // The IPv4 header checksum, accumulated beat by beat, so that the verdict adds this
             // beat's W/2 words and one register instead of summing the whole header: cs_acc is
@@ -438,17 +438,20 @@ module gre_decap #(
             end
             assign ec_gw = gw_now;
         end else begin : g_ctl_now
-            assign {ptag0, ptag1, pis4, pis6, pl2, pgm, pdmask} =
-                   {tag0, tag1, is4, is6, l2, gm0, dmask};
+            assign {ptag0, ptag1, pis4, pis6, pl2, pgm} = {tag0, tag1, is4, is6, l2, gm0};
             assign ec_csum_ok = 1'b0;
             assign ec_gw = 96'd0;
         end
     endgenerate
     // The IP header's first 24 bytes (ipw byte j = frame byte l2 + j).
-    wire [8*24-1:0] ipw = ptag1 ? hn[8*22 +: 8*24] : ptag0 ? hn[8*18 +: 8*24] : hn[8*14 +: 8*24];
+    // The IP header window the later stages read, placed with the positional facts (with
+    // EARLY_CTL the registered ones; the checksum dword mask is then unused: the sum is
+    // accumulated in g_early_ctl).
+    wire [8*24-1:0] ipw = !EARLY_CTL ? ipw_now
+                        : ptag1 ? hn[8*22 +: 8*24] : ptag0 ? hn[8*18 +: 8*24] : hn[8*14 +: 8*24];
 
     localparam AXW = FW + 7 + 1 + 1 + 7 + 1 + 1 + 8*24 + 4 + 17*NT + NT + 16 + 7 + 1 + 1;
-    wire [AXW-1:0] a_d = {cnt, cnt_s, tag0, tag1, l2, is4, is6, ipw, pgm, dsum, pdmask,
+    wire [AXW-1:0] a_d = {cnt, cnt_s, tag0, tag1, l2, is4, is6, ipw, pgm, dsum, dmask,
                           tlen_b, pl2, pis4, pis6};
     wire [AXW-1:0] a_q;
     wire [8*60-1:0] a_hg;            // frame bytes 34..93 (where the GRE header can be)
@@ -501,7 +504,7 @@ module gre_decap #(
     endfunction
     /* verilator lint_on UNUSEDSIGNAL */
     // With EARLY_CTL they are registered at each input beat from this beat's layer-2 values
-    // (ipw_c), i.e. the decision reads them for the bytes before its beat: it reads them once
+    // (ipw_now), i.e. the decision reads them for the bytes before its beat: it reads them once
     // l2 + 20 (IPv4) or l2 + 40 (IPv6) bytes have arrived, and the fields they read end at byte
     // l2 + 9 <= 31. At 64 bits that is at least 10 bytes, more than a beat, before the deciding
     // byte; at 256 bits the fields are in beat 0 and a beat holding l2 + 20 >= 34 bytes is beat 1
@@ -510,9 +513,8 @@ module gre_decap #(
     wire [IPFW-1:0] ipf_cur;         // EARLY_CTL: this beat's, from this beat's layer 2
     generate
         if (EARLY_CTL) begin : g_ipf_reg
-            wire [8*10-1:0] ipw_c = tag1 ? hn[8*22 +: 8*10] : tag0 ? hn[8*18 +: 8*10] : hn[8*14 +: 8*10];
             reg  [IPFW-1:0] r;
-            assign ipf_cur = ip_facts(ipw_c, l2, is4);
+            assign ipf_cur = ip_facts(ipw_now[8*10-1:0], l2, is4);
             always @(posedge clk)
                 if (in_fire) r <= ipf_cur;
             assign ipf = r;
