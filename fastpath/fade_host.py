@@ -29,7 +29,8 @@ class Options(ctypes.Structure):
                 ("ring_version", ctypes.c_uint), ("ring_block_kib", ctypes.c_uint),
                 ("ring_blocks", ctypes.c_uint), ("no_reset", ctypes.c_int),
                 ("rx_cpu", ctypes.c_int), ("no_tx_ring", ctypes.c_int),
-                ("poll_mode", ctypes.c_int), ("ack_records", ctypes.c_uint), ("inplace", ctypes.c_int)]
+                ("poll_mode", ctypes.c_int), ("ack_records", ctypes.c_uint), ("inplace", ctypes.c_int),
+                ("no_frame_mode", ctypes.c_int)]
 
 
 class Ptrs(ctypes.Structure):
@@ -39,7 +40,8 @@ class Ptrs(ctypes.Structure):
 
 COUNTERS = ["frames", "data", "dups", "future", "no_space", "idle_data", "foreign", "bad_version",
             "bad_frame", "resets_sent", "acks_sent", "ack_frames", "ack_records", "ack_send_fail", "responses",
-            "stale_responses", "cmds_sent", "cmd_retries", "kernel_drops", "bytes", "inplace"]
+            "stale_responses", "cmds_sent", "cmd_retries", "kernel_drops", "bytes", "inplace",
+            "frame_mode_entries", "frame_mode_frames"]
 
 
 class Counters(ctypes.Structure):

@@ -3,8 +3,9 @@
  *
  * A context = one board: an AF_PACKET socket on the interface (TPACKET_V3 RX ring sized from the
  * window, or V2 with ring_version = 2; classic BPF filter on the Ethertype; our own outgoing
- * frames ignored); with V3 a second, ringless socket for the frames that carry a command
- * response (complementary filters), so responses do not wait for a V3 block; a send-only socket
+ * frames ignored); with V3 a second, ringless socket that receives the head of every frame that
+ * carries a command response (the ring keeps every data frame whole), so responses do not wait
+ * for a V3 block; a send-only socket
  * with a PACKET_TX_RING for the ACKs (one send() per batch; each ring frame starts with a
  * virtio_net_hdr so the kernel copies the ACK instead of attaching the ring page); a receive
  * thread that ACKs every data packet; and the receiver packet buffer (fade_core.c) in a memfd
@@ -17,12 +18,11 @@
  * that arrive in order stay in the RX ring and are handed to the application as spans; their
  * ring block goes back to the kernel when the last span in it is released.
  *
- * Locking: `lock` protects the receive state (fade_rx, the held frames, the spans) and the
+ * Locking: `lock` protects the receive state (fade_rx, the spans) and the
  * counters. The receive thread takes it once per ring block; the application takes it in
  * read_ptrs / write_ptrs / get_counters; the data bytes between tail and head belong to the
  * application and are read without the lock. In poll mode `rx_lock` (taken before `lock`)
- * serializes the handling of the rings, the response socket, the held frames and the ACK TX
- * ring between the threads that call in. `resp_lock` protects the pending command (taken briefly, also by
+ * serializes the handling of the rings, the response socket and the ACK TX ring between the threads that call in. `resp_lock` protects the pending command (taken briefly, also by
  * the receive thread inside `lock`; never the other way round). `cmd_lock` serializes commands:
  * one in flight per board, which is what makes the board's "same csn -> do not execute again"
  * rule give exactly-once execution.
@@ -59,8 +59,7 @@
 #define CMD_TRY_MS 50u        /* START / STOP: wait this long per try */
 #define FOREIGN_RESET_NS 10000000ull  /* at most one RESET per unknown board per 10 ms */
 #define MAX_ACKS 1024u
-#define MAX_HELD 16u           /* response-carrying data frames waiting for their predecessors */
-#define HELD_MAX_NS 8000000ull  /* ... at most this long (the V3 retire timer is 1 jiffy) */
+#define CTRL_SNAP 64u          /* bytes of a frame the response socket keeps (BPF snap length) */
 #define TX_FRAME 256u         /* ACK TX ring: frame size (header + an ACK frame of up to 112 bytes) ... */
 #define TX_FRAMES 4096u       /* ... and frames: ACKs not yet consumed by the peer hold one each */
 #define TX_DATA_OFF (TPACKET2_HDRLEN - sizeof(struct sockaddr_ll))  /* frame data in a V2 TX frame */
@@ -117,23 +116,28 @@ struct fade {
     unsigned tx_off;       /* where the frame starts in a TX ring frame (after a virtio_net_hdr) */
     unsigned tx_next;      /* next TX ring frame to fill */
     int tx_unsent;         /* frames still waiting for a send() (the kernel had no room) */
-    /* Command responses without the V3 block delay: with the V3 ring, frames that carry a
-     * response (RESP frames, DATA/LAST with a response field) go to a second, ringless socket
-     * (complementary BPF filters), read frame by frame as they arrive. The response is taken
-     * at once; a data frame's words wait in `held` until the ring frames that arrived before it
-     * (lower seq) are handled, so ACKs leave in arrival order (an ACK that overtakes would make
-     * the board retransmit early). */
+    /* Command responses without the V3 block delay: with the V3 ring, a second, ringless
+     * socket receives the RESP frames and the first CTRL_SNAP bytes of every DATA / LAST frame
+     * that carries a response (BPF filters), read frame by frame as they arrive: the response
+     * is taken at once. The data frame itself stays in the ring, so its words, its ACK and the
+     * ring block's filling do not depend on whether it carried a response. */
     int cfd;
-    unsigned held_first, nheld;
-    struct held { uint16_t seq; uint64_t ns; uint32_t len; uint8_t frame[FADE_DATA_LEN]; } *held;
-    uint8_t *cbuf;         /* one frame read from cfd */
+    uint8_t *cbuf;         /* one frame (or head) read from cfd */
     int cfd_ready;         /* poll() saw cfd readable */
-    int drop_held;         /* START / RESET: the held frames belong to the old stream */
-    int seq_valid;         /* seq of the last data frame from the board handled (both paths) */
-    uint16_t last_seq;
+    /* Frame mode (V3, when a ring block holds half the window or more): a block is handed over
+     * only when full or by the kernel's retire timer (1 jiffy, 4 ms at HZ = 250). After a loss
+     * the board's window can be used up before the open block fills, and then everything waits
+     * for that timer. So when a block shows a gap (a packet missing below one received) or was
+     * retired by the timer, the filters are swapped: the data frames come whole through cfd,
+     * frame by frame, until frame_exit new packets in a row arrived in order; then back to the
+     * ring. Frames delivered to both while the filters change are duplicates (ACKed again). */
+    int frame_mode_ok;
+    int frame_mode;
+    unsigned clean, frame_exit;
+    unsigned grace;        /* ring blocks after frame mode whose duplicates are its own */
     /* poll mode (no receive thread): the threads calling fade_read_ptrs() / fade_poll() /
      * commands handle the frames themselves, one at a time (rx_lock: the rings, the response
-     * socket, the held frames, the ACK TX ring). `events` counts progress (data, end of stream,
+     * socket, the ACK TX ring). `events` counts progress (data, end of stream,
      * a response); a thread that made progress while another sleeps in poll() (`sleepers`)
      * wakes it through the eventfd `kickfd`. */
     int poll_mode;
@@ -142,8 +146,8 @@ struct fade {
     unsigned events;
     int sleepers;
     int readers;           /* threads in fade_read_ptrs() / fade_read_span() / fade_poll() */
-    int retry_soon;        /* ACKs wait for kernel memory or frames are held (for the sleepers:
-                            * tx_unsent and nheld are rx_lock's) */
+    int retry_soon;        /* ACKs wait for kernel memory (for the sleepers: tx_unsent is
+                            * rx_lock's) */
     uintptr_t last_reader; /* the last thread to leave one of them (this_thread()) ... */
     uint64_t reader_ns;    /* ... and when */
     /* reading in place (option inplace: poll mode, V3): in-order packets stay in the RX ring;
@@ -358,8 +362,6 @@ static void handle_frame(struct fade *f, const uint8_t *d, size_t len, unsigned 
     }
     if (fr.resp_cmd != FADE_CMD_NONE && take_resp)
         got_response(f, &fr);
-    f->seq_valid = 1;
-    f->last_seq = fr.seq;
     if (!f->active) {
         f->c.idle_data++;
         return;
@@ -472,52 +474,14 @@ static void batch_begin(struct fade *f, struct batch *b)
     b->nacks = 0;
 }
 
-/* 1 and *seq if d is a DATA / LAST frame from the board (the fields the filters looked at). */
-static int board_data_seq(const struct fade *f, const uint8_t *d, size_t len, uint16_t *seq)
-{
-    uint16_t t;
-    if (len < FADE_DATA_LEN || memcmp(d + FADE_HEADER_SRC_OFF, f->board, 6) != 0)
-        return 0;
-    t = fade_get16(d + FADE_DATA_TYPE_OFF);
-    if (t != FADE_TYPE_DATA && t != FADE_TYPE_LAST)
-        return 0;
-    *seq = fade_get16(d + FADE_DATA_SEQ_OFF);
-    return 1;
-}
-
-/* Handle the held frames (lock held), oldest first: those sent before a frame with sequence
- * number seq (older in 16-bit serial order; only when now == 0: after a block seq is the last
- * one handled), the one following the last data frame handled, those held too long
- * (now != 0; seq is not looked at then: "older than 0" is half of all sequence numbers), or
- * all of them (all = 1). */
-static void release_held(struct fade *f, struct batch *b, int all, uint16_t seq, uint64_t now)
-{
-    if (f->drop_held) {
-        f->nheld = 0;
-        f->drop_held = 0;
-    }
-    while (f->nheld) {
-        struct held *h = &f->held[f->held_first];
-        if (!all && !(!now && h->seq != seq && fade_seq_gt(seq, h->seq)) &&
-            !(f->seq_valid && h->seq == (uint16_t)(f->last_seq + 1)) &&
-            !(now && now - h->ns > HELD_MAX_NS))
-            break;
-        handle_frame(f, h->frame, h->len, &b->nacks, 0, -1);
-        f->held_first = (f->held_first + 1) % MAX_HELD;
-        f->nheld--;
-    }
-}
-
 static void batch_frame(struct fade *f, struct batch *b, const uint8_t *hdr, size_t hdr_len,
                         unsigned mac_off, unsigned snaplen)
 {
     const struct sockaddr_ll *sll = (const void *)(hdr + TPACKET_ALIGN(hdr_len));
-    uint16_t seq;
     if (sll->sll_pkttype == PACKET_OUTGOING)
         return;
-    if (f->nheld && board_data_seq(f, hdr + mac_off, snaplen, &seq))
-        release_held(f, b, 0, seq, 0);  /* held frames sent before this one go first */
-    handle_frame(f, hdr + mac_off, snaplen, &b->nacks, 1, f->cur_block);
+    /* with the response socket (V3) the responses are its; V2 has them in the ring */
+    handle_frame(f, hdr + mac_off, snaplen, &b->nacks, f->cfd < 0, f->cur_block);
 }
 
 /* Wakes the reader only when what it waits for is there (avail >= wakeup, or the end of the
@@ -537,22 +501,23 @@ static void batch_end(struct fade *f, struct batch *b)
         pthread_cond_broadcast(&f->data_cv);
 }
 
-/* Frames carrying a command response, from the ringless socket (V3 only), one at a time as
- * they arrive: the response is delivered at once; RESP frames are done with; a DATA / LAST
- * frame is held until the ring frames sent before it are handled (or handled at once when the
- * last data frame handled was its predecessor). */
-static int rx_control(struct fade *f, int hold_all)
+static void frame_mode(struct fade *f, int on);
+
+/* The response socket (V3), frame by frame as they arrive: RESP frames, and the heads of the
+ * DATA / LAST frames that carry a response, whose response is delivered at once (the frame
+ * itself, its words and its ACK, is the ring's). Frames read. */
+static int rx_control(struct fade *f)
 {
     struct batch b;
-    int any = 0, held = 0;
+    int any = 0;
     for (;;) {
         struct sockaddr_ll from;
         socklen_t fl = sizeof(from);
         struct fade_frame fr;
-        uint16_t seq;
         ssize_t r = recvfrom(f->cfd, f->cbuf, FADE_DATA_LEN, MSG_DONTWAIT | MSG_TRUNC,
                              (struct sockaddr *)&from, &fl);
         size_t len;
+        uint64_t new_before;
         if (r < 0)
             break;
         len = (size_t)r > FADE_DATA_LEN ? FADE_DATA_LEN : (size_t)r;
@@ -561,52 +526,38 @@ static int rx_control(struct fade *f, int hold_all)
         any = 1;
         if (from.sll_pkttype == PACKET_OUTGOING)
             continue;
-        if (board_data_seq(f, f->cbuf, len, &seq) &&
-            (fade_parse(f->cbuf, len, &fr) == FADE_K_DATA || fr.kind == FADE_K_LAST) &&
-            (hold_all || !(f->seq_valid && seq == (uint16_t)(f->last_seq + 1) && !f->nheld))) {
-            struct held *h;
-            held = 1;
-            if (fr.resp_cmd != FADE_CMD_NONE)
+        if (len < FADE_DATA_LEN && fade_parse_response(f->cbuf, len, &fr) &&
+            fr.kind != FADE_K_RESP) {
+            /* a data frame's head: its response, if it is our board's (the ring counts the
+             * frame, foreign or not) */
+            if (!memcmp(fr.src, f->board, 6))
                 got_response(f, &fr);
-            if (f->drop_held) {  /* START / RESET since: the held frames were the old stream's */
-                f->nheld = 0;
-                f->drop_held = 0;
-            }
-            if (f->nheld == MAX_HELD)
-                release_held(f, &b, 1, 0, 0);
-            h = &f->held[(f->held_first + f->nheld++) % MAX_HELD];
-            h->seq = seq;
-            h->ns = now_ns();
-            h->len = (uint32_t)len;
-            memcpy(h->frame, f->cbuf, len);
-        } else {
-            handle_frame(f, f->cbuf, len, &b.nacks, 1, -1);
+            continue;
+        }
+        /* a whole frame: RESP frames, and in frame mode (or just after it) every frame */
+        new_before = f->rx.new_pkts;
+        handle_frame(f, f->cbuf, len, &b.nacks, 1, -1);
+        if (f->frame_mode && len >= FADE_DATA_LEN) {
+            f->c.frame_mode_frames++;
+            if (f->rx.new_pkts != new_before && f->rx.hi_pkt == f->rx.head_pkt)
+                f->clean++;
+            else
+                f->clean = 0;
         }
     }
+    if (f->frame_mode && f->clean >= f->frame_exit)
+        frame_mode(f, 0);
     if (any) {
         batch_end(f, &b);
         if (b.nacks)
             send_acks(f, b.nacks);
     }
-    if (held && hold_all)
-        progress(f);  /* the reader handles (and ACKs) it */
     return any;
-}
-
-/* Held frames whose predecessors never came (lost, or the stream paused): handle them. */
-static void expire_held(struct fade *f)
-{
-    struct batch b;
-    batch_begin(f, &b);
-    release_held(f, &b, 0, 0, now_ns());
-    batch_end(f, &b);
-    if (b.nacks)
-        send_acks(f, b.nacks);
 }
 
 /* Sleep in poll() on the ring socket and the response socket (and, in poll mode, the eventfd
  * other threads wake us with) until a frame arrives, at most max_ms (-1: no limit) and at most
- * 20 ms (2 ms while ACKs wait for kernel memory or frames are held: retried / expired then). */
+ * 20 ms (2 ms while ACKs wait for kernel memory: retried then). */
 static void wait_for_frames(struct fade *f, int max_ms, int ring)
 {
     struct pollfd p[3];
@@ -624,8 +575,7 @@ static void wait_for_frames(struct fade *f, int max_ms, int ring)
     if (!f->poll_mode && f->tx_unsent)  /* ACKs the kernel had no room for: retry soon (poll
                                           * mode: poll_step() does, under rx_lock) */
         tx_kick(f);
-    if (f->poll_mode ? __atomic_load_n(&f->retry_soon, __ATOMIC_RELAXED)
-                     : f->tx_unsent || __atomic_load_n(&f->nheld, __ATOMIC_RELAXED))
+    if (f->poll_mode ? __atomic_load_n(&f->retry_soon, __ATOMIC_RELAXED) : f->tx_unsent)
         timeout = 2;
     if (max_ms >= 0 && max_ms < timeout)
         timeout = max_ms;
@@ -641,16 +591,13 @@ static void wait_for_frames(struct fade *f, int max_ms, int ring)
     }
 }
 
-/* The response socket: when poll() said so, and after every block while a command waits
- * (`waiting`; no syscall per block otherwise). Frames handled. hold_all: a command thread
- * while a reader handles the ring: it takes the responses, and leaves the data of the frames
- * (and their ACKs) to the reader: ACKs sent from two threads (two CPUs) can overtake each
- * other on the way (per-CPU backlogs, per-CPU NIC queues), which makes the board retransmit
- * early. */
-static int check_control(struct fade *f, int waiting, int hold_all)
+/* The response socket: when poll() said so, always while a command waits (`waiting`) and in
+ * frame mode (the data comes there then); no syscall per call otherwise. Frames read. */
+static int check_control(struct fade *f, int waiting)
 {
-    if (f->cfd >= 0 && (__atomic_exchange_n(&f->cfd_ready, 0, __ATOMIC_RELAXED) || waiting))
-        return rx_control(f, hold_all);
+    if (f->cfd >= 0 &&
+        (__atomic_exchange_n(&f->cfd_ready, 0, __ATOMIC_RELAXED) || waiting || f->frame_mode))
+        return rx_control(f);
     return 0;
 }
 
@@ -667,6 +614,8 @@ static int rx_block(struct fade *f)
     struct tpacket3_hdr *h;
     struct batch b;
     unsigned i, n;
+    uint64_t dups_before;
+    int gap, dup;
     if (!(__atomic_load_n(&bd->hdr.bh1.block_status, __ATOMIC_ACQUIRE) & TP_STATUS_USER) ||
         (f->inplace && f->block_refs[f->block]))  /* handled, still read in place */
         return -1;
@@ -674,14 +623,21 @@ static int rx_block(struct fade *f)
     h = (void *)((uint8_t *)bd + bd->hdr.bh1.offset_to_first_pkt);
     batch_begin(f, &b);
     f->cur_block = f->inplace ? (int)f->block : -1;
+    dups_before = f->rx.dups;
     for (i = 0; i < n; i++) {
         batch_frame(f, &b, (const uint8_t *)h, sizeof(struct tpacket3_hdr), h->tp_mac,
                     h->tp_snaplen);
         h = (void *)((uint8_t *)h + h->tp_next_offset);
     }
     f->cur_block = -1;
-    if (f->nheld)  /* the block had the held frame's predecessors */
-        release_held(f, &b, 0, f->last_seq, 0);
+    /* a gap (a lost data frame) or duplicates (a lost ACK: the board retransmits): the board's
+     * window may run out before the next block fills. Not the retire timer: it also hands over
+     * blocks that were still filling (it fires at the next tick, 0-4 ms after a block opens).
+     * Duplicates right after frame mode are its own (frames that went to both sockets). */
+    gap = f->rx.hi_pkt > f->rx.head_pkt;
+    dup = f->rx.dups != dups_before && !f->grace;
+    if (f->grace)
+        f->grace--;
     batch_end(f, &b);
     /* back to the kernel, unless the application reads some of it in place (then the last
      * fade_release_span() of it returns it) */
@@ -690,6 +646,16 @@ static int rx_block(struct fade *f)
     f->block = (f->block + 1) % f->blocks;
     if (b.nacks)
         send_acks(f, b.nacks);
+    if (f->frame_mode_ok && !f->frame_mode && f->active && (gap || dup)) {
+        /* the missing packets may be whole frames still in the response socket (from frame
+         * mode, or the instant its filter changed): take them, then look again */
+        if (gap && !dup) {
+            rx_control(f);
+            gap = f->rx.hi_pkt > f->rx.head_pkt;
+        }
+        if (gap || dup)
+            frame_mode(f, 1);
+    }
     return (int)n;
 }
 
@@ -727,20 +693,6 @@ static int rx_frames(struct fade *f)
     return (int)handled;
 }
 
-/* The kernel has handed over the next ring block (V3) or frame (V2). */
-static int ring_ready(struct fade *f)
-{
-    if (f->v2)
-        return !!(__atomic_load_n(&v2_frame(f, f->frame)->tp_status, __ATOMIC_ACQUIRE) &
-                  TP_STATUS_USER);
-    return (__atomic_load_n(&((struct tpacket_block_desc *)(f->ring + (size_t)f->block *
-                                                             f->block_size))
-                                 ->hdr.bh1.block_status,
-                            __ATOMIC_ACQUIRE) &
-            TP_STATUS_USER) &&
-           !(f->inplace && f->block_refs[f->block]);
-}
-
 /* The next ring batch: a V3 block or up to 64 V2 frames; frames, or -1 if none is there. */
 static int rx_ring(struct fade *f)
 {
@@ -765,7 +717,7 @@ static int poll_step(struct fade *f, int cmd, int ring)
 {
     int n, r = 0, i;
     pthread_mutex_lock(&f->rx_lock);
-    n = check_control(f, cmd, !ring);
+    n = check_control(f, cmd);
     for (i = 0; ring && i < 64 && r >= 0; i++) {
         if (i) {
             pthread_mutex_unlock(&f->rx_lock);
@@ -775,19 +727,13 @@ static int poll_step(struct fade *f, int cmd, int ring)
          * for a thread waiting for a response: with V2 it may be in the ring behind them */
         if (!cmd && buffer_full(f))
             break;
-        /* while a command waits, a response frame sent before this block's frames may be in
-         * the response socket: take it first (held), so the ACKs keep the board's order */
-        if (f->cfd >= 0 && ring_ready(f) && cmd_pending(f))
-            n += check_control(f, 1, 0);
         r = rx_ring(f);
         if (r > 0)
             n += r;
     }
-    if (ring && __atomic_load_n(&f->nheld, __ATOMIC_RELAXED))
-        expire_held(f);
     if (ring && f->tx_unsent)
         tx_kick(f);
-    __atomic_store_n(&f->retry_soon, f->tx_unsent || f->nheld, __ATOMIC_RELAXED);
+    __atomic_store_n(&f->retry_soon, f->tx_unsent, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&f->rx_lock);
     return n;
 }
@@ -824,60 +770,68 @@ static void *rx_thread(void *arg)
         pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
     }
     while (!__atomic_load_n(&f->closing, __ATOMIC_ACQUIRE)) {
-        /* ring first, then the response socket: a response frame that arrived before the block
-         * was handed over is then surely taken (held) before the block's frames are handled */
-        int ready = ring_ready(f);
-        check_control(f, cmd_pending(f), 0);
-        if (!ready || rx_ring(f) < 0) {
-            if (__atomic_load_n(&f->nheld, __ATOMIC_RELAXED))
-                expire_held(f);
+        check_control(f, cmd_pending(f));
+        if (rx_ring(f) < 0)
             wait_for_frames(f, -1, 1);
-        }
     }
     return NULL;
 }
 
 /* ---- open / close ------------------------------------------------------------------------------ */
 
-/* Classic BPF: FADE frames that carry a command response (RESP, or DATA / LAST with a response
- * field other than CMD_NONE) are accepted when `resp` is 1, all other FADE frames when it is 0;
- * other Ethertypes never. Frames too short for the fields go with the non-response ones. */
+/* Classic BPF for the two V3 sockets. FILT_RING: every FADE frame but RESP frames, whole.
+ * FILT_CTRL (the response socket): RESP frames, and the first CTRL_SNAP bytes of every DATA /
+ * LAST frame whose response field is not CMD_NONE (which the ring receives too). Frame mode:
+ * FILT_RING_OFF (the ring: nothing) and FILT_CTRL_ALL (the response socket: every FADE frame,
+ * whole). Other Ethertypes: never. Frames too short for the fields go with the other frames
+ * (the ring, or in frame mode the response socket, counts them). */
+enum { FILT_RING, FILT_CTRL, FILT_RING_OFF, FILT_CTRL_ALL };
 #define BPF_RESP_MIN_LEN (FADE_DATA_RESP_CMD_OFF + 2)
-static void response_filter(struct sock_filter *c, int resp)
+static void fade_filter(struct sock_filter *c, int which)
 {
-    const uint32_t yes = resp ? 0x40000 : 0, no = resp ? 0 : 0x40000;
+    /* what is kept of: a data frame with a response, a RESP frame, any other FADE frame */
+    static const uint32_t keep[4][3] = {
+        [FILT_RING] = {0x40000, 0, 0x40000},
+        [FILT_CTRL] = {CTRL_SNAP, CTRL_SNAP, 0},
+        [FILT_RING_OFF] = {0, 0, 0},
+        [FILT_CTRL_ALL] = {0x40000, 0x40000, 0x40000},
+    };
+    const uint32_t data_resp = keep[which][0], resp = keep[which][1], other = keep[which][2];
     struct sock_filter code[] = {
         /* 0 */ BPF_STMT(BPF_LD | BPF_H | BPF_ABS, FADE_HEADER_ETHERTYPE_OFF),
-        /* 1 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FADE_ETHERTYPE, 0, 10),  /* else 12 */
+        /* 1 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FADE_ETHERTYPE, 0, 11),  /* else 13 */
         /* 2 */ BPF_STMT(BPF_LD | BPF_W | BPF_LEN, 0),
-        /* 3 */ BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, BPF_RESP_MIN_LEN, 0, 7), /* else 11 */
+        /* 3 */ BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, BPF_RESP_MIN_LEN, 0, 8), /* else 12 */
         /* 4 */ BPF_STMT(BPF_LD | BPF_H | BPF_ABS, FADE_DATA_TYPE_OFF),
-        /* 5 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FADE_TYPE_RESP, 4, 0),   /* 10 */
+        /* 5 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FADE_TYPE_RESP, 5, 0),   /* 11 */
         /* 6 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FADE_TYPE_DATA, 1, 0),   /* 8 */
-        /* 7 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FADE_TYPE_LAST, 0, 3),   /* else 11 */
+        /* 7 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FADE_TYPE_LAST, 0, 4),   /* else 12 */
         /* 8 */ BPF_STMT(BPF_LD | BPF_H | BPF_ABS, FADE_DATA_RESP_CMD_OFF),
-        /* 9 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FADE_CMD_NONE, 1, 0),    /* 11 */
-        /* 10 */ BPF_STMT(BPF_RET | BPF_K, yes),  /* carries a response */
-        /* 11 */ BPF_STMT(BPF_RET | BPF_K, no),   /* another FADE frame */
-        /* 12 */ BPF_STMT(BPF_RET | BPF_K, 0),    /* not FADE */
+        /* 9 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FADE_CMD_NONE, 2, 0),    /* 12 */
+        /* 10 */ BPF_STMT(BPF_RET | BPF_K, data_resp),  /* a data frame with a response */
+        /* 11 */ BPF_STMT(BPF_RET | BPF_K, resp),       /* a RESP frame */
+        /* 12 */ BPF_STMT(BPF_RET | BPF_K, other),      /* another FADE frame */
+        /* 13 */ BPF_STMT(BPF_RET | BPF_K, 0),          /* not FADE */
     };
     memcpy(c, code, sizeof(code));
 }
-#define BPF_RESP_LEN 13
+#define BPF_FADE_LEN 14
 
 /* V3 packs a data frame into 8,320 bytes of a block (header, sockaddr_ll, alignment). */
 #define V3_FRAME_BYTES 8320u
 #define V3_BLOCK_HDR 48u
 
 /* The ring's block size and count when the options leave them 0. V3 hands a block over only
- * when the next frame does not fit (or on its 1-jiffy timer), so a block must fill with fewer
- * frames than the board may have unconfirmed: at most 2^N / 2 - 1 data frames per block keeps
- * two blocks of ACKs going round (N = 4: 64 KiB, 7 frames), and at most 256 KiB (31 frames):
- * larger blocks save little CPU and, with loss, leave the board waiting for the timer (at
- * N = 8 and 5 % loss 1 MiB blocks halved the goodput). About 16 MiB in all. V2: 64 KiB. */
+ * when the next frame does not fit (or on its 1-jiffy timer), and the board stops when its
+ * window is unconfirmed, so a block must fill with fewer frames than the window: at most
+ * 2^N - 1 data frames per block, one ACK batch per window (N = 4: 128 KiB, 15 frames), and at
+ * most 256 KiB (31 frames): larger blocks save little CPU and, with loss, leave the board
+ * waiting for the timer (at N = 8 and 5 % loss 1 MiB blocks halved the goodput). Where a block
+ * holds half the window or more, a loss can still use up the window before the block fills:
+ * frame mode (struct fade) takes over then. About 16 MiB in all. V2: 64 KiB. */
 static void ring_geometry(const struct fade_options *o, unsigned *kib, unsigned *blocks)
 {
-    unsigned win = 1u << o->window_log2, max_frames = win / 2 > 1 ? win / 2 - 1 : 1;
+    unsigned win = 1u << o->window_log2, max_frames = win > 1 ? win - 1 : 1;
     *kib = o->ring_block_kib;
     if (!*kib) {
         *kib = 16;
@@ -899,7 +853,7 @@ static int setup_socket(struct fade *f, const struct fade_options *o, char *err,
         {0x06, 0, 0, 0x40000},
         {0x06, 0, 0, 0},
     };
-    struct sock_filter not_resp[BPF_RESP_LEN];
+    struct sock_filter ring[BPF_FADE_LEN];
     struct sock_fprog prog = {.len = sizeof(all) / sizeof(all[0]), .filter = all};
     struct tpacket_req3 req;
     struct sockaddr_ll sll;
@@ -928,10 +882,10 @@ static int setup_socket(struct fade *f, const struct fade_options *o, char *err,
                  ifr.ifr_mtu, FADE_DATA_LEN - 14);
         return -1;
     }
-    if (o->ring_version != 2) {  /* V3: the response-carrying frames go to cfd instead */
-        response_filter(not_resp, 0);
-        prog.len = BPF_RESP_LEN;
-        prog.filter = not_resp;
+    if (o->ring_version != 2) {  /* V3: RESP frames go to cfd instead */
+        fade_filter(ring, FILT_RING);
+        prog.len = BPF_FADE_LEN;
+        prog.filter = ring;
     }
     if (setsockopt(f->fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog)) < 0) {
         snprintf(err, errlen, "SO_ATTACH_FILTER: %s", strerror(errno));
@@ -993,26 +947,56 @@ static int setup_socket(struct fade *f, const struct fade_options *o, char *err,
 /* V3 only: the ringless socket for the frames that carry a command response. */
 static int setup_control(struct fade *f, char *err, size_t errlen)
 {
-    struct sock_filter code[BPF_RESP_LEN];
-    struct sock_fprog prog = {.len = BPF_RESP_LEN, .filter = code};
+    struct sock_filter code[BPF_FADE_LEN];
+    struct sock_fprog prog = {.len = BPF_FADE_LEN, .filter = code};
     struct sockaddr_ll sll;
     int v = 1;
-    f->held = calloc(MAX_HELD, sizeof(*f->held));
     f->cbuf = malloc(FADE_DATA_LEN);
     f->cfd = socket(AF_PACKET, SOCK_RAW, 0);  /* protocol 0: nothing arrives before bind() */
-    response_filter(code, 1);
+    fade_filter(code, FILT_CTRL);
     memset(&sll, 0, sizeof(sll));
     sll.sll_family = AF_PACKET;
     sll.sll_protocol = htons(FADE_ETHERTYPE);
     sll.sll_ifindex = f->ifindex;
-    if (!f->held || !f->cbuf || f->cfd < 0 ||
+    if (!f->cbuf || f->cfd < 0 ||
         setsockopt(f->cfd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog)) < 0 ||
         bind(f->cfd, (struct sockaddr *)&sll, sizeof(sll)) < 0) {
         snprintf(err, errlen, "response socket: %s", strerror(errno));
         return -1;
     }
     setsockopt(f->cfd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &v, sizeof(v));
+    /* frame mode queues up to a window of whole frames here (~16 KiB of memory each) */
+    v = 4 << 20;
+    if (setsockopt(f->cfd, SOL_SOCKET, SO_RCVBUFFORCE, &v, sizeof(v)) < 0)
+        setsockopt(f->cfd, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v));  /* up to rmem_max */
     return 0;
+}
+
+static void set_filter(int fd, int which)
+{
+    struct sock_filter code[BPF_FADE_LEN];
+    struct sock_fprog prog = {.len = BPF_FADE_LEN, .filter = code};
+    fade_filter(code, which);
+    setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog));
+}
+
+/* Frame mode on / off (rx_lock's, or the receive thread's). Each socket is given the frames
+ * before the other loses them: a frame may arrive twice, never not at all. */
+static void frame_mode(struct fade *f, int on)
+{
+    if (on == f->frame_mode)
+        return;
+    if (on) {
+        set_filter(f->cfd, FILT_CTRL_ALL);
+        set_filter(f->fd, FILT_RING_OFF);
+        f->c.frame_mode_entries++;
+    } else {
+        set_filter(f->fd, FILT_RING);
+        set_filter(f->cfd, FILT_CTRL);
+        f->grace = 2;
+    }
+    f->frame_mode = on;
+    f->clean = 0;
 }
 
 /* Linux major.minor or later (uname). */
@@ -1129,7 +1113,6 @@ static void free_context(struct fade *f)
         close(f->txfd);
     if (f->cfd >= 0)
         close(f->cfd);
-    free(f->held);
     free(f->cbuf);
     if (f->buf)
         munmap(f->buf, 2 * f->buf_len);
@@ -1241,6 +1224,11 @@ fade_t *fade_open(const char *ifname, const uint8_t board_mac[6], const struct f
     if (!f->v2 && setup_control(f, err, errlen) < 0) {
         free_context(f);
         return NULL;
+    }
+    if (!f->v2 && !o.no_frame_mode) {  /* blocks that cannot go round two at a time */
+        unsigned per_block = (unsigned)((f->block_size - V3_BLOCK_HDR) / V3_FRAME_BYTES);
+        f->frame_mode_ok = 2 * per_block >= (1u << o.window_log2);
+        f->frame_exit = 4u << o.window_log2;
     }
     if (f->inplace) {  /* at most every data frame the ring can hold */
         f->span_cap = f->blocks * (unsigned)(f->block_size / V3_FRAME_BYTES + 1);
@@ -1436,8 +1424,6 @@ int fade_start(fade_t *f, unsigned timeout_ms)
         pthread_mutex_unlock(&f->rx_lock);  /* lock order: rx_lock, then lock */
     }
     fade_rx_reset(&f->rx);
-    f->drop_held = 1;
-    f->seq_valid = 0;
     sync_counters(f);
     f->active = 1;
     pthread_mutex_unlock(&f->lock);
@@ -1477,8 +1463,6 @@ int fade_reset(fade_t *f)
         f->c.resets_sent++;
     f->active = 0;
     fade_rx_reset(&f->rx);
-    f->drop_held = 1;
-    f->seq_valid = 0;
     sync_counters(f);
     pthread_cond_broadcast(&f->data_cv);
     progress(f);

@@ -52,6 +52,31 @@ static void get_resp(const uint8_t *f, struct fade_frame *fr, size_t cmd_off, si
     fr->resp_val = fade_get64(f + val_off);
 }
 
+int fade_parse_response(const uint8_t *f, size_t len, struct fade_frame *fr)
+{
+    uint16_t t;
+    memset(fr, 0, sizeof(*fr));
+    fr->kind = FADE_K_SHORT;
+    if (len < FADE_HEADER_LEN + 2 || fade_get16(f + FADE_HEADER_ETHERTYPE_OFF) != FADE_ETHERTYPE ||
+        fade_get16(f + FADE_HEADER_VERSION_OFF) != FADE_VERSION)
+        return 0;
+    memcpy(fr->dst, f + FADE_HEADER_DST_OFF, 6);
+    memcpy(fr->src, f + FADE_HEADER_SRC_OFF, 6);
+    fr->type = t = fade_get16(f + FADE_DATA_TYPE_OFF);
+    if ((t == FADE_TYPE_DATA || t == FADE_TYPE_LAST) && len >= FADE_DATA_DATA_OFF) {
+        fr->seq = fade_get16(f + FADE_DATA_SEQ_OFF);
+        fr->pkt = fade_get32(f + FADE_DATA_PKT_OFF);
+        get_resp(f, fr, FADE_DATA_RESP_CMD_OFF, FADE_DATA_RESP_CSN_OFF, FADE_DATA_RESP_VAL_OFF);
+        fr->kind = t == FADE_TYPE_DATA ? FADE_K_DATA : FADE_K_LAST;
+    } else if (t == FADE_TYPE_RESP && len >= FADE_RESP_LEN) {
+        get_resp(f, fr, FADE_RESP_RESP_CMD_OFF, FADE_RESP_RESP_CSN_OFF, FADE_RESP_RESP_VAL_OFF);
+        fr->kind = FADE_K_RESP;
+    } else {
+        return 0;
+    }
+    return fr->resp_cmd != FADE_CMD_NONE;
+}
+
 enum fade_kind fade_parse(const uint8_t *f, size_t len, struct fade_frame *fr)
 {
     memset(fr, 0, sizeof(*fr));

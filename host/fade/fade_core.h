@@ -54,6 +54,13 @@ const char *fade_kind_name(enum fade_kind k);
  * (padding) are accepted. */
 enum fade_kind fade_parse(const uint8_t *f, size_t len, struct fade_frame *fr);
 
+/* The command response a frame carries, from its first len bytes: a RESP frame, or the head of
+ * a DATA / LAST frame (at least FADE_DATA_DATA_OFF bytes; the response socket receives only
+ * that much of a data frame, its words are the RX ring's). 1 with fr->src and fr->resp_* set
+ * (fr->kind FADE_K_RESP, FADE_K_DATA or FADE_K_LAST; no words) if the frame is a FADE frame of
+ * our version with a response field other than CMD_NONE; else 0. */
+int fade_parse_response(const uint8_t *f, size_t len, struct fade_frame *fr);
+
 static inline uint16_t fade_get16(const uint8_t *p) { return (uint16_t)((p[0] << 8) | p[1]); }
 static inline uint32_t fade_get32(const uint8_t *p)
 {

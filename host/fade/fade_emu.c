@@ -21,7 +21,8 @@
  *    an ACK frame may carry up to --ack-records records (default 8, the RTL's ACK_RECORDS;
  *    the START / STOP response value says how many: docs/fade.md, "ACK records");
  *    early retransmission on ACK (seq S, packet P): every sent, unconfirmed Q < P whose last
- *    seq is older than S; NACK: retransmit at once; timeout: retransmit after --timeout-us;
+ *    seq is older than S; NACK: retransmit at once; timeout: retransmit after --timeout-us
+ *    (default the RTL's TIMEOUT, 100,000 cycles of the --clock-mhz clock: 640 us);
  *  - delay adaptation: over --adapt-window transmissions, retransmissions / transmissions above
  *    HI % -> delay += step (<= max), below LO % -> delay -= step (>= min); the delay is in
  *    cycles of a --clock-mhz clock (default 156.25) and paces data frames.
@@ -53,6 +54,9 @@
 #define PACKET_IGNORE_OUTGOING 23
 #endif
 
+/* The RTL core's retransmission timeout: parameter TIMEOUT of rtl/fade/fade_core.v (and its
+ * tops), kept equal by tests/test_host_fade.py */
+#define RTL_TIMEOUT_CYCLES 100000u
 #define RX_BATCH 64
 #define MAX_TX_BATCH 64
 
@@ -466,7 +470,7 @@ int main(int argc, char **argv)
 
     memset(&E, 0, sizeof(E));
     E.win_log2 = 4;
-    E.timeout_ns = 10000000;
+    E.timeout_ns = 0;  /* default: the RTL core's TIMEOUT, 100,000 cycles (640 us at 156.25 MHz) */
     E.step = 1;
     E.last_words = -1;
     E.adapt_window = 256;
@@ -507,6 +511,8 @@ int main(int argc, char **argv)
         usage();
     E.win = 1u << E.win_log2;
     E.ns_per_cycle = 1000.0 / clock_mhz;
+    if (!E.timeout_ns)
+        E.timeout_ns = (uint64_t)(RTL_TIMEOUT_CYCLES * E.ns_per_cycle);
     E.delay = E.delay_min;
     if (cpu >= 0) {
         cpu_set_t set;

@@ -6,6 +6,7 @@
  *             [--cmd-timeout-ms MS] [--cmd-retries R] [--rx-cpu C] [--no-reset]
  *             [--ring v2|v3] [--ring-block-kib K] [--ring-blocks B] [--ack-sendmmsg]
  *             [--ack-records R] [--threaded | --poll-mode] [--inplace | --no-inplace]
+ *             [--no-frame-mode]
  *
  * Opens the board (RESET unless --no-reset), START, reads the buffer in place and writes the
  * stream to FILE ("-": stdout; none: nowhere), STOP once --bytes were received, --seconds passed
@@ -88,7 +89,7 @@ static void usage(void)
                     "[--commands] [--cmd-timeout-ms MS] [--cmd-retries R] [--rx-cpu C] "
                     "[--no-reset] [--ring v2|v3] [--ring-block-kib K] [--ring-blocks B] "
                     "[--ack-sendmmsg] [--ack-records R] [--threaded | --poll-mode] "
-                    "[--inplace | --no-inplace]\n");
+                    "[--inplace | --no-inplace] [--no-frame-mode]\n");
     exit(2);
 }
 
@@ -101,7 +102,7 @@ int main(int argc, char **argv)
         {"cmd-retries", 1, 0, 'R'}, {"rx-cpu", 1, 0, 'C'}, {"no-reset", 0, 0, 'n'}, {"ring", 1, 0, 'r'},
         {"ring-block-kib", 1, 0, 'K'}, {"ring-blocks", 1, 0, 'B'}, {"ack-sendmmsg", 0, 0, 'A'},
         {"threaded", 0, 0, 't'}, {"poll-mode", 0, 0, 'P'}, {"inplace", 0, 0, 'I'},
-        {"no-inplace", 0, 0, 'X'}, {"ack-records", 1, 0, 'Q'},
+        {"no-inplace", 0, 0, 'X'}, {"ack-records", 1, 0, 'Q'}, {"no-frame-mode", 0, 0, 'F'},
         {0, 0, 0, 0}};
     const char *ifname = NULL, *mac_s = NULL, *out_path = NULL;
     uint64_t limit = 0, step = 1, total = 0;
@@ -153,6 +154,7 @@ int main(int argc, char **argv)
         case 'P': o.poll_mode = 1; break;
         case 'I': o.poll_mode = 1; o.inplace = 1; break;
         case 'X': o.inplace = 0; break;
+        case 'F': o.no_frame_mode = 1; break;
         default: usage();
         }
     }
@@ -285,7 +287,7 @@ int main(int argc, char **argv)
                 "\"ack_frames\": %llu, \"ack_records\": %llu, "
                 "\"ack_send_fail\": %llu, \"responses\": %llu, \"stale_responses\": %llu, "
                 "\"cmds_sent\": %llu, \"cmd_retries\": %llu, \"kernel_drops\": %llu, "
-                "\"inplace\": %llu}}\n",
+                "\"inplace\": %llu, \"frame_mode_entries\": %llu, \"frame_mode_frames\": %llu}}\n",
                 (unsigned long long)total, secs, secs > 0 ? total * 8 / secs / 1e9 : 0.0, us, ss, setup,
                 ru1.ru_nvcsw - ru0.ru_nvcsw, ru1.ru_nivcsw - ru0.ru_nivcsw, eos, verify ? (fade_verify_ok(&v) ? "true" : "false") : "null",
                 (unsigned long long)v.words, (unsigned long long)v.first,
@@ -303,7 +305,8 @@ int main(int argc, char **argv)
                 (unsigned long long)c.ack_records, (unsigned long long)c.ack_send_fail,
                 (unsigned long long)c.responses, (unsigned long long)c.stale_responses,
                 (unsigned long long)c.cmds_sent, (unsigned long long)c.cmd_retries,
-                (unsigned long long)c.kernel_drops, (unsigned long long)c.inplace);
+                (unsigned long long)c.kernel_drops, (unsigned long long)c.inplace,
+                (unsigned long long)c.frame_mode_entries, (unsigned long long)c.frame_mode_frames);
         fflush(report);
         return ok ? 0 : 1;
     }

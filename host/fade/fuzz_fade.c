@@ -66,6 +66,26 @@ static void check_one(const uint8_t *data, size_t len)
     ENSURE((unsigned)k < FADE_K_COUNT && a.kind == k, "kind out of range");
     fade_parse(f, len, &b);
     ENSURE(memcmp(&a, &b, sizeof(a)) == 0, "not deterministic");
+    /* the response socket's reading: the parser's response, also from a data frame's head */
+    {
+        struct fade_frame c;
+        int has = fade_parse_response(f, len, &c);
+        if (k == FADE_K_DATA || k == FADE_K_LAST || k == FADE_K_RESP) {
+            ENSURE(has == (a.resp_cmd != FADE_CMD_NONE) && c.kind == k, "response: kind");
+            ENSURE(!has || (c.resp_cmd == a.resp_cmd && c.resp_csn == a.resp_csn &&
+                            c.resp_val == a.resp_val && !memcmp(c.src, a.src, 6)),
+                   "response: fields");
+            if (k != FADE_K_RESP)
+                ENSURE(fade_parse_response(f, FADE_DATA_DATA_OFF, &b) == has &&
+                           b.resp_val == c.resp_val && b.seq == a.seq && b.pkt == a.pkt,
+                       "response: from the head");
+        } else if (has) {
+            /* only a data frame's head too short for fade_parse(), or a LAST with a bad count */
+            ENSURE((c.kind == FADE_K_DATA || c.kind == FADE_K_LAST) &&
+                       ((k == FADE_K_SHORT && len < FADE_DATA_LEN) || k == FADE_K_BAD_NWORDS),
+                   "response: from a frame the parser refused");
+        }
+    }
     if (k == FADE_K_DATA || k == FADE_K_LAST) {
         ENSURE(a.words == f + FADE_DATA_DATA_OFF && len >= FADE_DATA_LEN, "words outside");
         ENSURE(a.nwords <= FADE_WORDS_PER_PACKET && (k == FADE_K_DATA) == (a.nwords == 1024),

@@ -104,6 +104,9 @@ static void test_parser(void)
               fr.resp_csn == 0x0202 && fr.resp_val == 0x1122334455667788ull, "RESP");
     CHECK(fade_parse(f, FADE_RESP_LEN, &fr) == FADE_K_RESP, "RESP without filler");
     CHECK(fade_parse(f, FADE_RESP_LEN - 1, &fr) == FADE_K_SHORT, "RESP short");
+    CHECK(fade_parse_response(f, n, &fr) == 1 && fr.kind == FADE_K_RESP && fr.resp_cmd == 0x0101 &&
+              fr.resp_csn == 0x0202 && fr.resp_val == 0x1122334455667788ull, "RESP: response");
+    CHECK(fade_parse_response(f, FADE_RESP_LEN - 1, &fr) == 0, "RESP short: no response");
 
     n = data_frame(f, 0xCAFEBABE, 0x4242, -1, 1000);
     fade_put16(f + FADE_DATA_RESP_CMD_OFF, FADE_CMD_STOP);
@@ -115,6 +118,23 @@ static void test_parser(void)
           "DATA fields");
     CHECK(fade_get64le(fr.words + 8 * 1023) == 1000 + 1023, "DATA words little-endian");
     CHECK(fade_parse(f, n + 40, &fr) == FADE_K_DATA, "DATA with trailing bytes");
+    /* the response socket's view: the first 64 bytes of the frame (its BPF snap length) */
+    CHECK(fade_parse_response(f, 64, &fr) == 1 && fr.kind == FADE_K_DATA && fr.pkt == 0xCAFEBABE &&
+              fr.resp_cmd == FADE_CMD_STOP && fr.resp_csn == 9 && fr.resp_val == 5 &&
+              !memcmp(fr.src, BOARD, 6) && !fr.words && !fr.nwords,
+          "response from a DATA frame's head");
+    CHECK(fade_parse_response(f, FADE_DATA_DATA_OFF, &fr) == 1, "head: the fields are enough");
+    CHECK(fade_parse_response(f, FADE_DATA_DATA_OFF - 1, &fr) == 0 && fr.kind == FADE_K_SHORT,
+          "head: one byte short");
+    fade_put16(f + FADE_DATA_RESP_CMD_OFF, FADE_CMD_NONE);
+    CHECK(fade_parse_response(f, 64, &fr) == 0 && fr.kind == FADE_K_DATA, "DATA without response");
+    fade_put16(f + FADE_DATA_RESP_CMD_OFF, FADE_CMD_STOP);
+    f[15] = 0x01;
+    CHECK(fade_parse_response(f, 64, &fr) == 0, "response: version 0x0101");
+    f[15] = 0x00;
+    f[13] = 0xDF;
+    CHECK(fade_parse_response(f, 64, &fr) == 0, "response: other Ethertype");
+    f[13] = 0xDE;
     for (cut = 0; cut < n; cut += (cut < 64 ? 1 : 509)) {
         enum fade_kind k = fade_parse(f, cut, &fr);
         CHECK(k == FADE_K_SHORT, "DATA cut to %zu: %s", cut, fade_kind_name(k));

@@ -42,8 +42,8 @@ struct fade_options {
     unsigned window_log2;  /* N: the board's window of 2^N packets (default 4), 0..M */
     unsigned ring_version; /* AF_PACKET RX ring: 3 (TPACKET_V3, the default) or 2 (TPACKET_V2) */
     unsigned ring_block_kib; /* ring block size in KiB, a power of two 16..4096; 0 (default):
-                              * from the window, at most 2^N / 2 - 1 data frames per V3 block
-                              * and 256 KiB (N = 4: 64 KiB, N >= 6: 256 KiB) */
+                              * from the window, at most 2^N - 1 data frames per V3 block and
+                              * 256 KiB (N = 4: 128 KiB, N >= 5: 256 KiB) */
     unsigned ring_blocks;  /* ring blocks; 0 (default): 16 MiB in all (at least 8 blocks) */
     int no_reset;          /* 1: do not RESET the board in fade_open() */
     int rx_cpu;            /* pin the receive thread to this CPU (-1: no, the default) */
@@ -60,6 +60,9 @@ struct fade_options {
                             * order are read IN PLACE from the RX ring (no copy into the buffer);
                             * read with fade_read_span() / fade_release_span(), not
                             * fade_read_ptrs() (-EINVAL then) */
+    int no_frame_mode;     /* 1: never switch to frame mode (V3: while a ring block stalls after
+                            * a loss, the data frames are taken one by one from the response
+                            * socket; docs/fade_host.md) */
 };
 
 struct fade_ptrs {
@@ -93,6 +96,9 @@ struct fade_counters {
     uint64_t bytes;         /* data bytes stored in the buffer (this stream; with inplace also
                              * those read in place) */
     uint64_t inplace;       /* inplace: packets handed to the application in the RX ring */
+    uint64_t frame_mode_entries; /* V3: times the data frames were taken frame by frame
+                                  * because a ring block stalled (a loss; option no_frame_mode) */
+    uint64_t frame_mode_frames;  /* ... data frames received that way */
 };
 
 void fade_options_default(struct fade_options *o);
