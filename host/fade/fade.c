@@ -555,16 +555,21 @@ static int rx_control(struct fade *f)
     return any;
 }
 
-/* Sleep in poll() on the ring socket and the response socket (and, in poll mode, the eventfd
- * other threads wake us with) until a frame arrives, at most max_ms (-1: no limit) and at most
- * 20 ms (2 ms while ACKs wait for kernel memory: retried then). */
-static void wait_for_frames(struct fade *f, int max_ms, int ring)
+static int cmd_pending(struct fade *f)
+{
+    return __atomic_load_n(&f->pend_cmd, __ATOMIC_RELAXED) != FADE_CMD_NONE;
+}
+
+/* Sleep in poll() on the ring socket (ring) and the response socket (resp) (and, in poll mode,
+ * the eventfd other threads wake us with) until a frame arrives, at most max_ms (-1: no limit)
+ * and at most 20 ms (2 ms while ACKs wait for kernel memory: retried then). */
+static void wait_for_frames(struct fade *f, int max_ms, int ring, int resp)
 {
     struct pollfd p[3];
     int n = 0, c = -1, k = -1, timeout = 20;
     if (ring)  /* not: a command thread while a reader handles the ring */
         p[n++] = (struct pollfd){.fd = f->fd, .events = POLLIN | POLLERR};
-    if (f->cfd >= 0) {
+    if (f->cfd >= 0 && resp) {
         c = n;
         p[n++] = (struct pollfd){.fd = f->cfd, .events = POLLIN | POLLERR};
     }
@@ -601,10 +606,6 @@ static int check_control(struct fade *f, int waiting)
     return 0;
 }
 
-static int cmd_pending(struct fade *f)
-{
-    return __atomic_load_n(&f->pend_cmd, __ATOMIC_RELAXED) != FADE_CMD_NONE;
-}
 
 /* TPACKET_V3: the kernel hands over whole blocks (full, or after the retire timer). One block
  * if there is one: its number of frames; -1 if the kernel has not handed the next one over. */
@@ -740,11 +741,11 @@ static int poll_step(struct fade *f, int cmd, int ring)
 
 /* Poll mode: sleep until a frame arrives or max_ms passed, unless another thread made
  * progress since `ev` (f->events read after this thread's last look at its condition). */
-static void poll_wait(struct fade *f, unsigned ev, int max_ms, int ring)
+static void poll_wait(struct fade *f, unsigned ev, int max_ms, int ring, int resp)
 {
     __atomic_fetch_add(&f->sleepers, 1, __ATOMIC_SEQ_CST);
     if (__atomic_load_n(&f->events, __ATOMIC_SEQ_CST) == ev)
-        wait_for_frames(f, max_ms, ring);
+        wait_for_frames(f, max_ms, ring, resp);
     __atomic_fetch_sub(&f->sleepers, 1, __ATOMIC_SEQ_CST);
 }
 
@@ -772,7 +773,7 @@ static void *rx_thread(void *arg)
     while (!__atomic_load_n(&f->closing, __ATOMIC_ACQUIRE)) {
         check_control(f, cmd_pending(f));
         if (rx_ring(f) < 0)
-            wait_for_frames(f, -1, 1);
+            wait_for_frames(f, -1, 1, 1);
     }
     return NULL;
 }
@@ -1334,7 +1335,7 @@ static void cmd_poll_wait(struct fade *f, unsigned try_ms)
         ms = ms_left(end);
         if (done || ms == 0 || __atomic_load_n(&f->closing, __ATOMIC_ACQUIRE))
             return;
-        poll_wait(f, ev, ms, ring);
+        poll_wait(f, ev, ms, ring, 1);
     }
 }
 
@@ -1514,7 +1515,9 @@ static int poll_until(struct fade *f, ready_fn ready, void *arg, int timeout_ms)
         ms = timeout_ms < 0 ? -1 : timeout_ms == 0 ? 0 : ms_left(end);
         if (ms == 0)
             return -ETIMEDOUT;
-        poll_wait(f, ev, ms, 1);
+        /* while a command waits, its thread reads the response socket (except in frame mode,
+         * when the data comes there): the reader is not woken for the response too */
+        poll_wait(f, ev, ms, 1, !cmd_pending(f) || f->frame_mode);
     }
 }
 
