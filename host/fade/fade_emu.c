@@ -22,7 +22,8 @@
  *    the START / STOP response value says how many: docs/fade.md, "ACK records");
  *    early retransmission on ACK (seq S, packet P): every sent, unconfirmed Q < P whose last
  *    seq is older than S; NACK: retransmit at once; timeout: retransmit after --timeout-us
- *    (default the RTL's TIMEOUT, 100,000 cycles of the --clock-mhz clock: 640 us);
+ *    (default the RTL's TIMEOUT, 100,000 cycles of the --clock-mhz clock: 640 us; at least
+ *    twice a window's time at 10 Gb/s: 0.84 ms at 2^6, 3.4 ms at 2^8);
  *  - delay adaptation: over --adapt-window transmissions, retransmissions / transmissions above
  *    HI % -> delay += step (<= max), below LO % -> delay -= step (>= min); the delay is in
  *    cycles of a --clock-mhz clock (default 156.25) and paces data frames.
@@ -511,8 +512,14 @@ int main(int argc, char **argv)
         usage();
     E.win = 1u << E.win_log2;
     E.ns_per_cycle = 1000.0 / clock_mhz;
-    if (!E.timeout_ns)
+    if (!E.timeout_ns) {
+        /* the RTL's, but at least twice the time a whole window takes at 10 Gb/s (the RTL's
+         * largest window, 2^6, takes 0.42 ms; the emulator goes to 2^16) */
+        uint64_t win_ns = (uint64_t)E.win * FADE_DATA_LEN * 8u / 10u;
         E.timeout_ns = (uint64_t)(RTL_TIMEOUT_CYCLES * E.ns_per_cycle);
+        if (E.timeout_ns < 2 * win_ns)
+            E.timeout_ns = 2 * win_ns;
+    }
     E.delay = E.delay_min;
     if (cpu >= 0) {
         cpu_set_t set;
