@@ -5,7 +5,7 @@
  * window, or V2 with ring_version = 2; classic BPF filter on the Ethertype; our own outgoing
  * frames ignored); with V3 a second, ringless socket that receives the head of every frame that
  * carries a command response (the ring keeps every data frame whole), so responses do not wait
- * for a V3 block; a send-only socket
+ * for a V3 block, and in frame mode (after a loss) every frame whole; a send-only socket
  * with a PACKET_TX_RING for the ACKs (one send() per batch; each ring frame starts with a
  * virtio_net_hdr so the kernel copies the ACK instead of attaching the ring page); a receive
  * thread that ACKs every data packet; and the receiver packet buffer (fade_core.c) in a memfd
@@ -33,10 +33,12 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <linux/ethtool.h>
 #include <linux/filter.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
 #include <linux/virtio_net.h>
+#include <linux/sockios.h>
 #include <net/if.h>
 #include <poll.h>
 #include <pthread.h>
@@ -59,7 +61,9 @@
 #define CMD_TRY_MS 50u        /* START / STOP: wait this long per try */
 #define FOREIGN_RESET_NS 10000000ull  /* at most one RESET per unknown board per 10 ms */
 #define MAX_ACKS 1024u
-#define CTRL_SNAP 64u          /* bytes of a frame the response socket keeps (BPF snap length) */
+#define CTRL_BATCH 64u         /* response socket: frames read per call (then the ACKs go out) */
+#define FILL_MAX_NS 320000u    /* a ring block fills within half the RTL core's timeout */
+#define FRAME_TRUESIZE 17408u   /* kernel memory a whole data frame takes in a socket queue */
 #define TX_FRAME 256u         /* ACK TX ring: frame size (header + an ACK frame of up to 112 bytes) ... */
 #define TX_FRAMES 4096u       /* ... and frames: ACKs not yet consumed by the peer hold one each */
 #define TX_DATA_OFF (TPACKET2_HDRLEN - sizeof(struct sockaddr_ll))  /* frame data in a V2 TX frame */
@@ -117,7 +121,7 @@ struct fade {
     unsigned tx_next;      /* next TX ring frame to fill */
     int tx_unsent;         /* frames still waiting for a send() (the kernel had no room) */
     /* Command responses without the V3 block delay: with the V3 ring, a second, ringless
-     * socket receives the RESP frames and the first CTRL_SNAP bytes of every DATA / LAST frame
+     * socket receives the RESP frames and the first FADE_CTRL_SNAP bytes of every DATA / LAST frame
      * that carries a response (BPF filters), read frame by frame as they arrive: the response
      * is taken at once. The data frame itself stays in the ring, so its words, its ACK and the
      * ring block's filling do not depend on whether it carried a response. */
@@ -127,12 +131,16 @@ struct fade {
     /* Frame mode (V3, when a ring block holds half the window or more): a block is handed over
      * only when full or by the kernel's retire timer (1 jiffy, 4 ms at HZ = 250). After a loss
      * the board's window can be used up before the open block fills, and then everything waits
-     * for that timer. So when a block shows a gap (a packet missing below one received) or was
-     * retired by the timer, the filters are swapped: the data frames come whole through cfd,
-     * frame by frame, until frame_exit new packets in a row arrived in order; then back to the
-     * ring. Frames delivered to both while the filters change are duplicates (ACKed again). */
+     * for that timer; on a slow link a block may take longer to fill than the board waits for
+     * its ACKs (ring_geometry() sizes the blocks for that). So when a block shows a gap (a
+     * packet missing below one received) or duplicates (a lost ACK), cfd is given every FADE
+     * frame whole too, and the frames are handled one at a time as they arrive (the ring keeps
+     * receiving: its copies come later, as duplicates, not ACKed again), until frame_exit new
+     * packets in a row arrived in order; then cfd gets only the response heads again. frame_mode is rx_lock's (both modes); read
+     * elsewhere as a hint. */
     int frame_mode_ok;
     int frame_mode;
+    unsigned block_frames; /* V3: data frames a ring block holds */
     unsigned clean, frame_exit;
     unsigned grace;        /* ring blocks after frame mode whose duplicates are its own */
     /* poll mode (no receive thread): the threads calling fade_read_ptrs() / fade_poll() /
@@ -329,9 +337,11 @@ static void reset_foreign(struct fade *f, const uint8_t mac[6])
         f->c.resets_sent++;
 }
 
-/* One frame of the ring, lock held. Returns 1 if an ACK was queued in f->acks[*nacks]. */
+/* One whole frame (from the ring, or the response socket), lock held; its ACK is queued in
+ * f->acks[(*nacks)++], a duplicate's too unless !ack_dups. take_resp: deliver the response it
+ * carries. */
 static void handle_frame(struct fade *f, const uint8_t *d, size_t len, unsigned *nacks,
-                         int take_resp, int ring_block)
+                         int take_resp, int ack_dups, int ring_block)
 {
     struct fade_frame fr;
     enum fade_kind k = fade_parse(d, len, &fr);
@@ -375,7 +385,9 @@ static void handle_frame(struct fade *f, const uint8_t *d, size_t len, unsigned 
         f->block_refs[ring_block]++;
         f->c.inplace++;
     }
-    if ((v == FADE_RX_NEW || v == FADE_RX_DUP) && *nacks < MAX_ACKS) {
+    if (v == FADE_RX_DUP && !ack_dups)  /* frame mode's second copy, not the board's duplicate */
+        f->rx.dups--;
+    if ((v == FADE_RX_NEW || (v == FADE_RX_DUP && ack_dups)) && *nacks < MAX_ACKS) {
         struct fade_ack_rec *r = &f->acks[(*nacks)++];
         r->type = FADE_TYPE_ACK;
         r->seq = fr.seq;
@@ -480,8 +492,10 @@ static void batch_frame(struct fade *f, struct batch *b, const uint8_t *hdr, siz
     const struct sockaddr_ll *sll = (const void *)(hdr + TPACKET_ALIGN(hdr_len));
     if (sll->sll_pkttype == PACKET_OUTGOING)
         return;
-    /* with the response socket (V3) the responses are its; V2 has them in the ring */
-    handle_frame(f, hdr + mac_off, snaplen, &b->nacks, f->cfd < 0, f->cur_block);
+    /* with the response socket (V3) the responses are its; V2 has them in the ring. In frame
+     * mode the response socket had (and ACKed) nearly every frame first: the ring's duplicates
+     * are not ACKed again, nor counted as duplicates. */
+    handle_frame(f, hdr + mac_off, snaplen, &b->nacks, f->cfd < 0, !f->frame_mode, f->cur_block);
 }
 
 /* Wakes the reader only when what it waits for is there (avail >= wakeup, or the end of the
@@ -503,56 +517,61 @@ static void batch_end(struct fade *f, struct batch *b)
 
 static void frame_mode(struct fade *f, int on);
 
-/* The response socket (V3), frame by frame as they arrive: RESP frames, and the heads of the
- * DATA / LAST frames that carry a response, whose response is delivered at once (the frame
- * itself, its words and its ACK, is the ring's). Frames read. */
+/* The response socket (V3; rx_lock held), frame by frame as they arrive, at most CTRL_BATCH
+ * per call: RESP frames; the heads of the DATA / LAST frames that carry a response, whose
+ * response is delivered at once (the frame itself, its words and its ACK, is the ring's); and
+ * in frame mode every frame whole. Frames read. */
 static int rx_control(struct fade *f)
 {
     struct batch b;
-    int any = 0;
-    for (;;) {
+    int got = 0;
+    while (got < (int)CTRL_BATCH) {
         struct sockaddr_ll from;
         socklen_t fl = sizeof(from);
         struct fade_frame fr;
         ssize_t r = recvfrom(f->cfd, f->cbuf, FADE_DATA_LEN, MSG_DONTWAIT | MSG_TRUNC,
                              (struct sockaddr *)&from, &fl);
         size_t len;
+        uint16_t t;
         uint64_t new_before;
         if (r < 0)
             break;
         len = (size_t)r > FADE_DATA_LEN ? FADE_DATA_LEN : (size_t)r;
-        if (!any)
+        if (!got++)
             batch_begin(f, &b);
-        any = 1;
         if (from.sll_pkttype == PACKET_OUTGOING)
             continue;
-        if (len < FADE_DATA_LEN && fade_parse_response(f->cbuf, len, &fr) &&
-            fr.kind != FADE_K_RESP) {
-            /* a data frame's head: its response, if it is our board's (the ring counts the
-             * frame, foreign or not) */
-            if (!memcmp(fr.src, f->board, 6))
+        t = len >= FADE_DATA_TYPE_OFF + 2 ? fade_get16(f->cbuf + FADE_DATA_TYPE_OFF) : 0;
+        if ((t == FADE_TYPE_DATA || t == FADE_TYPE_LAST) && len < FADE_DATA_LEN) {
+            /* a data frame's head (or a short one): its response if it is our board's and
+             * well formed; the ring has the frame and counts it, whatever it is */
+            if (fade_parse_response(f->cbuf, len, &fr) && !memcmp(fr.src, f->board, 6))
                 got_response(f, &fr);
             continue;
         }
-        /* a whole frame: RESP frames, and in frame mode (or just after it) every frame */
+        /* a whole frame: RESP frames; in frame mode (or queued just before it ended) all */
         new_before = f->rx.new_pkts;
-        handle_frame(f, f->cbuf, len, &b.nacks, 1, -1);
-        if (f->frame_mode && len >= FADE_DATA_LEN) {
+        handle_frame(f, f->cbuf, len, &b.nacks, 1, 1, -1);
+        if (f->frame_mode && (t == FADE_TYPE_DATA || t == FADE_TYPE_LAST) &&
+            !memcmp(f->cbuf + FADE_HEADER_SRC_OFF, f->board, 6)) {
             f->c.frame_mode_frames++;
-            if (f->rx.new_pkts != new_before && f->rx.hi_pkt == f->rx.head_pkt)
+            if (f->rx.new_pkts != new_before && f->rx.hi_pkt == f->rx.head_pkt) {
                 f->clean++;
-            else
+            } else {
                 f->clean = 0;
+            }
         }
     }
-    if (f->frame_mode && f->clean >= f->frame_exit)
-        frame_mode(f, 0);
-    if (any) {
+    if (got == (int)CTRL_BATCH)  /* more may be there: read again at the next look */
+        __atomic_store_n(&f->cfd_ready, 1, __ATOMIC_RELAXED);
+    if (got) {
         batch_end(f, &b);
         if (b.nacks)
             send_acks(f, b.nacks);
     }
-    return any;
+    if (f->frame_mode && f->clean >= f->frame_exit)  /* frame_exit new packets in order */
+        frame_mode(f, 0);
+    return got;
 }
 
 static int cmd_pending(struct fade *f)
@@ -606,6 +625,29 @@ static int check_control(struct fade *f, int waiting)
     return 0;
 }
 
+/* Frame mode's triggers, looked at after each ring block (rx_lock held, `lock` not). */
+static void check_stall(struct fade *f, int dup)
+{
+    int gap, go;
+    pthread_mutex_lock(&f->lock);
+    gap = f->rx.hi_pkt > f->rx.head_pkt;
+    go = f->active && !fade_rx_eos(&f->rx);
+    pthread_mutex_unlock(&f->lock);
+    if (!go || !(gap || dup))
+        return;
+    if (gap && !dup) {
+        /* the missing packets may be whole frames still in the response socket (queued in
+         * frame mode, just before it ended): take them, then look again */
+        rx_control(f);
+        pthread_mutex_lock(&f->lock);
+        gap = f->rx.hi_pkt > f->rx.head_pkt;
+        pthread_mutex_unlock(&f->lock);
+        if (!gap)
+            return;
+    }
+    frame_mode(f, 1);
+}
+
 
 /* TPACKET_V3: the kernel hands over whole blocks (full, or after the retire timer). One block
  * if there is one: its number of frames; -1 if the kernel has not handed the next one over. */
@@ -616,7 +658,7 @@ static int rx_block(struct fade *f)
     struct batch b;
     unsigned i, n;
     uint64_t dups_before;
-    int gap, dup;
+    int dup;
     if (!(__atomic_load_n(&bd->hdr.bh1.block_status, __ATOMIC_ACQUIRE) & TP_STATUS_USER) ||
         (f->inplace && f->block_refs[f->block]))  /* handled, still read in place */
         return -1;
@@ -631,11 +673,11 @@ static int rx_block(struct fade *f)
         h = (void *)((uint8_t *)h + h->tp_next_offset);
     }
     f->cur_block = -1;
-    /* a gap (a lost data frame) or duplicates (a lost ACK: the board retransmits): the board's
-     * window may run out before the next block fills. Not the retire timer: it also hands over
-     * blocks that were still filling (it fires at the next tick, 0-4 ms after a block opens).
-     * Duplicates right after frame mode are its own (frames that went to both sockets). */
-    gap = f->rx.hi_pkt > f->rx.head_pkt;
+    /* Frame mode after a gap (a lost data frame) or duplicates (a lost ACK: the board
+     * retransmits): the board's window may run out before the next block fills. Duplicates
+     * right after frame mode are its own (the ring's copies). Not the retire timer: it also
+     * hands over blocks that were still filling (it fires at the next tick, 0-4 ms after a
+     * block opens). */
     dup = f->rx.dups != dups_before && !f->grace;
     if (f->grace)
         f->grace--;
@@ -647,16 +689,8 @@ static int rx_block(struct fade *f)
     f->block = (f->block + 1) % f->blocks;
     if (b.nacks)
         send_acks(f, b.nacks);
-    if (f->frame_mode_ok && !f->frame_mode && f->active && (gap || dup)) {
-        /* the missing packets may be whole frames still in the response socket (from frame
-         * mode, or the instant its filter changed): take them, then look again */
-        if (gap && !dup) {
-            rx_control(f);
-            gap = f->rx.hi_pkt > f->rx.head_pkt;
-        }
-        if (gap || dup)
-            frame_mode(f, 1);
-    }
+    if (f->frame_mode_ok && !f->frame_mode)
+        check_stall(f, dup);
     return (int)n;
 }
 
@@ -712,13 +746,16 @@ static int buffer_full(struct fade *f)
 
 /* Poll mode: everything the kernel has handed over, without sleeping (ring: at most 64 ring
  * batches, taking rx_lock for each, so a command thread gets in between); frames handled. The
- * response socket is read when poll() saw it readable, or always by the thread waiting for a
- * response (cmd): not by the reader on every call. */
+ * response socket is read when poll() saw it readable, always by the thread waiting for a
+ * response (cmd), and in frame mode: not by the reader on every call otherwise. */
 static int poll_step(struct fade *f, int cmd, int ring)
 {
-    int n, r = 0, i;
+    int n = 0, r = 0, i;
     pthread_mutex_lock(&f->rx_lock);
-    n = check_control(f, cmd);
+    /* a reader leaves the frames in the response socket too while the buffer is full (frame
+     * mode; they would be dropped unACKed) */
+    if (cmd || !f->frame_mode || !buffer_full(f))
+        n = check_control(f, cmd);
     for (i = 0; ring && i < 64 && r >= 0; i++) {
         if (i) {
             pthread_mutex_unlock(&f->rx_lock);
@@ -771,52 +808,18 @@ static void *rx_thread(void *arg)
         pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
     }
     while (!__atomic_load_n(&f->closing, __ATOMIC_ACQUIRE)) {
+        int r;
+        pthread_mutex_lock(&f->rx_lock);  /* against fade_start() / fade_reset() */
         check_control(f, cmd_pending(f));
-        if (rx_ring(f) < 0)
+        r = rx_ring(f);
+        pthread_mutex_unlock(&f->rx_lock);
+        if (r < 0)
             wait_for_frames(f, -1, 1, 1);
     }
     return NULL;
 }
 
 /* ---- open / close ------------------------------------------------------------------------------ */
-
-/* Classic BPF for the two V3 sockets. FILT_RING: every FADE frame but RESP frames, whole.
- * FILT_CTRL (the response socket): RESP frames, and the first CTRL_SNAP bytes of every DATA /
- * LAST frame whose response field is not CMD_NONE (which the ring receives too). Frame mode:
- * FILT_RING_OFF (the ring: nothing) and FILT_CTRL_ALL (the response socket: every FADE frame,
- * whole). Other Ethertypes: never. Frames too short for the fields go with the other frames
- * (the ring, or in frame mode the response socket, counts them). */
-enum { FILT_RING, FILT_CTRL, FILT_RING_OFF, FILT_CTRL_ALL };
-#define BPF_RESP_MIN_LEN (FADE_DATA_RESP_CMD_OFF + 2)
-static void fade_filter(struct sock_filter *c, int which)
-{
-    /* what is kept of: a data frame with a response, a RESP frame, any other FADE frame */
-    static const uint32_t keep[4][3] = {
-        [FILT_RING] = {0x40000, 0, 0x40000},
-        [FILT_CTRL] = {CTRL_SNAP, CTRL_SNAP, 0},
-        [FILT_RING_OFF] = {0, 0, 0},
-        [FILT_CTRL_ALL] = {0x40000, 0x40000, 0x40000},
-    };
-    const uint32_t data_resp = keep[which][0], resp = keep[which][1], other = keep[which][2];
-    struct sock_filter code[] = {
-        /* 0 */ BPF_STMT(BPF_LD | BPF_H | BPF_ABS, FADE_HEADER_ETHERTYPE_OFF),
-        /* 1 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FADE_ETHERTYPE, 0, 11),  /* else 13 */
-        /* 2 */ BPF_STMT(BPF_LD | BPF_W | BPF_LEN, 0),
-        /* 3 */ BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, BPF_RESP_MIN_LEN, 0, 8), /* else 12 */
-        /* 4 */ BPF_STMT(BPF_LD | BPF_H | BPF_ABS, FADE_DATA_TYPE_OFF),
-        /* 5 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FADE_TYPE_RESP, 5, 0),   /* 11 */
-        /* 6 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FADE_TYPE_DATA, 1, 0),   /* 8 */
-        /* 7 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FADE_TYPE_LAST, 0, 4),   /* else 12 */
-        /* 8 */ BPF_STMT(BPF_LD | BPF_H | BPF_ABS, FADE_DATA_RESP_CMD_OFF),
-        /* 9 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FADE_CMD_NONE, 2, 0),    /* 12 */
-        /* 10 */ BPF_STMT(BPF_RET | BPF_K, data_resp),  /* a data frame with a response */
-        /* 11 */ BPF_STMT(BPF_RET | BPF_K, resp),       /* a RESP frame */
-        /* 12 */ BPF_STMT(BPF_RET | BPF_K, other),      /* another FADE frame */
-        /* 13 */ BPF_STMT(BPF_RET | BPF_K, 0),          /* not FADE */
-    };
-    memcpy(c, code, sizeof(code));
-}
-#define BPF_FADE_LEN 14
 
 /* V3 packs a data frame into 8,320 bytes of a block (header, sockaddr_ll, alignment). */
 #define V3_FRAME_BYTES 8320u
@@ -827,12 +830,19 @@ static void fade_filter(struct sock_filter *c, int which)
  * window is unconfirmed, so a block must fill with fewer frames than the window: at most
  * 2^N - 1 data frames per block, one ACK batch per window (N = 4: 128 KiB, 15 frames), and at
  * most 256 KiB (31 frames): larger blocks save little CPU and, with loss, leave the board
- * waiting for the timer (at N = 8 and 5 % loss 1 MiB blocks halved the goodput). Where a block
- * holds half the window or more, a loss can still use up the window before the block fills:
- * frame mode (struct fade) takes over then. About 16 MiB in all. V2: 64 KiB. */
-static void ring_geometry(const struct fade_options *o, unsigned *kib, unsigned *blocks)
+ * waiting for the timer (at N = 8 and 5 % loss 1 MiB blocks halved the goodput). And a block
+ * must fill within FILL_MAX_NS at the link's speed (mbps; <= 0: unknown, taken as 10G): the
+ * board retransmits what is unconfirmed after its timeout (the RTL's 640 us), and no frame of
+ * a block is ACKed before the block is full (1G: 66 us per frame, 3 frames per 32 KiB block).
+ * Where a block holds half the window or more, a loss can still use up the window before the
+ * block fills: frame mode (struct fade) takes over then. About 16 MiB in all. V2: 64 KiB. */
+static void ring_geometry(const struct fade_options *o, int mbps, unsigned *kib, unsigned *blocks)
 {
     unsigned win = 1u << o->window_log2, max_frames = win > 1 ? win - 1 : 1;
+    /* wire time of a data frame in ns: its bytes + preamble, FCS and gap (24), 8 bits each */
+    uint64_t frame_ns = (uint64_t)(FADE_DATA_LEN + 24) * 8u * 1000u / (uint64_t)(mbps > 0 ? mbps : 10000);
+    if (frame_ns && FILL_MAX_NS / frame_ns < max_frames)
+        max_frames = FILL_MAX_NS / frame_ns > 1 ? (unsigned)(FILL_MAX_NS / frame_ns) : 1;
     *kib = o->ring_block_kib;
     if (!*kib) {
         *kib = 16;
@@ -845,6 +855,21 @@ static void ring_geometry(const struct fade_options *o, unsigned *kib, unsigned 
     *blocks = o->ring_blocks ? o->ring_blocks : (16384 / *kib < 8 ? 8 : 16384 / *kib);
 }
 
+/* The interface's link speed in Mb/s (ethtool), or -1. */
+static int link_mbps(int fd, const char *ifname)
+{
+    struct ethtool_cmd ec;
+    struct ifreq ifr;
+    memset(&ec, 0, sizeof(ec));
+    memset(&ifr, 0, sizeof(ifr));
+    ec.cmd = ETHTOOL_GSET;
+    snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+    ifr.ifr_data = (void *)&ec;
+    if (ioctl(fd, SIOCETHTOOL, &ifr) < 0)
+        return -1;
+    return ethtool_cmd_speed(&ec) == (uint32_t)SPEED_UNKNOWN ? -1 : (int)ethtool_cmd_speed(&ec);
+}
+
 static int setup_socket(struct fade *f, const struct fade_options *o, char *err, size_t errlen)
 {
     /* ldh [12]; jeq #0xFADE, accept, drop (V2: every FADE frame in the ring) */
@@ -854,7 +879,7 @@ static int setup_socket(struct fade *f, const struct fade_options *o, char *err,
         {0x06, 0, 0, 0x40000},
         {0x06, 0, 0, 0},
     };
-    struct sock_filter ring[BPF_FADE_LEN];
+    struct sock_filter ring[FADE_BPF_LEN];
     struct sock_fprog prog = {.len = sizeof(all) / sizeof(all[0]), .filter = all};
     struct tpacket_req3 req;
     struct sockaddr_ll sll;
@@ -884,8 +909,8 @@ static int setup_socket(struct fade *f, const struct fade_options *o, char *err,
         return -1;
     }
     if (o->ring_version != 2) {  /* V3: RESP frames go to cfd instead */
-        fade_filter(ring, FILT_RING);
-        prog.len = BPF_FADE_LEN;
+        fade_bpf_filter(ring, FADE_FILT_RING);
+        prog.len = FADE_BPF_LEN;
         prog.filter = ring;
     }
     if (setsockopt(f->fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog)) < 0) {
@@ -904,7 +929,7 @@ static int setup_socket(struct fade *f, const struct fade_options *o, char *err,
     memset(&req, 0, sizeof(req));
     {
         unsigned kib, blocks;
-        ring_geometry(o, &kib, &blocks);
+        ring_geometry(o, link_mbps(f->fd, f->ifname), &kib, &blocks);
         f->block_size = (size_t)kib * 1024;
         f->blocks = blocks;
     }
@@ -945,16 +970,16 @@ static int setup_socket(struct fade *f, const struct fade_options *o, char *err,
     return 0;
 }
 
-/* V3 only: the ringless socket for the frames that carry a command response. */
+/* V3 only: the ringless socket for the command responses (and frame mode). */
 static int setup_control(struct fade *f, char *err, size_t errlen)
 {
-    struct sock_filter code[BPF_FADE_LEN];
-    struct sock_fprog prog = {.len = BPF_FADE_LEN, .filter = code};
+    struct sock_filter code[FADE_BPF_LEN];
+    struct sock_fprog prog = {.len = FADE_BPF_LEN, .filter = code};
     struct sockaddr_ll sll;
     int v = 1;
     f->cbuf = malloc(FADE_DATA_LEN);
     f->cfd = socket(AF_PACKET, SOCK_RAW, 0);  /* protocol 0: nothing arrives before bind() */
-    fade_filter(code, FILT_CTRL);
+    fade_bpf_filter(code, FADE_FILT_CTRL);
     memset(&sll, 0, sizeof(sll));
     sll.sll_family = AF_PACKET;
     sll.sll_protocol = htons(FADE_ETHERTYPE);
@@ -966,37 +991,35 @@ static int setup_control(struct fade *f, char *err, size_t errlen)
         return -1;
     }
     setsockopt(f->cfd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &v, sizeof(v));
-    /* frame mode queues up to a window of whole frames here (~16 KiB of memory each) */
+    /* frame mode queues up to a window of whole frames here (FRAME_TRUESIZE each): 4 MiB asked
+     * (the kernel doubles it) */
     v = 4 << 20;
     if (setsockopt(f->cfd, SOL_SOCKET, SO_RCVBUFFORCE, &v, sizeof(v)) < 0)
         setsockopt(f->cfd, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v));  /* up to rmem_max */
     return 0;
 }
 
-static void set_filter(int fd, int which)
+static int set_filter(int fd, int which)
 {
-    struct sock_filter code[BPF_FADE_LEN];
-    struct sock_fprog prog = {.len = BPF_FADE_LEN, .filter = code};
-    fade_filter(code, which);
-    setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog));
+    struct sock_filter code[FADE_BPF_LEN];
+    struct sock_fprog prog = {.len = FADE_BPF_LEN, .filter = code};
+    fade_bpf_filter(code, which);
+    return setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog));
 }
 
-/* Frame mode on / off (rx_lock's, or the receive thread's). Each socket is given the frames
- * before the other loses them: a frame may arrive twice, never not at all. */
+/* Frame mode on / off (rx_lock held). Only the response socket's filter changes: the ring keeps
+ * every data frame, so no frame is lost to the switch (the frames that were in the open ring
+ * block when it began come from there, the later ones twice: the ring's copies are
+ * duplicates). If the kernel refuses the new filter, the mode stays as it was. */
 static void frame_mode(struct fade *f, int on)
 {
-    if (on == f->frame_mode)
+    if (on == f->frame_mode || set_filter(f->cfd, on ? FADE_FILT_CTRL_ALL : FADE_FILT_CTRL) < 0)
         return;
-    if (on) {
-        set_filter(f->cfd, FILT_CTRL_ALL);
-        set_filter(f->fd, FILT_RING_OFF);
-        f->c.frame_mode_entries++;
-    } else {
-        set_filter(f->fd, FILT_RING);
-        set_filter(f->cfd, FILT_CTRL);
+    if (on)
+        __atomic_fetch_add(&f->c.frame_mode_entries, 1, __ATOMIC_RELAXED);
+    else
         f->grace = 2;
-    }
-    f->frame_mode = on;
+    __atomic_store_n(&f->frame_mode, on, __ATOMIC_RELAXED);
     f->clean = 0;
 }
 
@@ -1226,10 +1249,16 @@ fade_t *fade_open(const char *ifname, const uint8_t board_mac[6], const struct f
         free_context(f);
         return NULL;
     }
-    if (!f->v2 && !o.no_frame_mode) {  /* blocks that cannot go round two at a time */
-        unsigned per_block = (unsigned)((f->block_size - V3_BLOCK_HDR) / V3_FRAME_BYTES);
-        f->frame_mode_ok = 2 * per_block >= (1u << o.window_log2);
+    if (!f->v2) {
+        int rcvbuf = 0;
+        socklen_t sl = sizeof(rcvbuf);
+        f->block_frames = (unsigned)((f->block_size - V3_BLOCK_HDR) / V3_FRAME_BYTES);
         f->frame_exit = 4u << o.window_log2;
+        /* frame mode where blocks cannot go round two at a time, if the response socket can
+         * queue the window's frames (without CAP_NET_ADMIN its buffer ends at rmem_max) */
+        getsockopt(f->cfd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, &sl);
+        f->frame_mode_ok = !o.no_frame_mode && 2 * f->block_frames >= (1u << o.window_log2) &&
+                           (uint64_t)rcvbuf >= (uint64_t)FRAME_TRUESIZE << o.window_log2;
     }
     if (f->inplace) {  /* at most every data frame the ring can hold */
         f->span_cap = f->blocks * (unsigned)(f->block_size / V3_FRAME_BYTES + 1);
@@ -1300,10 +1329,11 @@ void fade_close(fade_t *f)
  * response is there, the context closes or try_ms passed; and the ring too while no thread is
  * reading (with V2 the response rides in a ring frame; and a board may hold the response for
  * a data frame its full window holds back, e.g. while the reader itself is in fade_stop()).
- * While a reader handles the ring, it delivers responses found there and wakes this thread
- * (progress()); this thread only takes the responses from the response socket and leaves the
- * data of those frames to the reader (check_control()). (reader_active() is looked at once per
- * wake-up, at least every 20 ms.) */
+ * While a reader handles the ring this thread leaves the ring to it (with V2 the reader
+ * delivers the responses it finds there and wakes this thread: progress()) and reads only the
+ * response socket (V3), which holds response heads, and in frame mode data frames, which it
+ * then handles and ACKs like the reader (both under rx_lock). (reader_active() is looked at
+ * once per wake-up, at least every 20 ms.) */
 /* A number for the calling thread (the address of a thread-local variable). */
 static uintptr_t this_thread(void)
 {
@@ -1411,19 +1441,29 @@ static void drop_spans(struct fade *f)
     }
 }
 
+/* START / RESET (rx_lock held): out of frame mode, and what the response socket holds is
+ * the old stream's (its whole frames would otherwise be taken as the new one's). */
+static void drop_old_stream(struct fade *f)
+{
+    if (f->cfd < 0)
+        return;
+    frame_mode(f, 0);
+    while (recv(f->cfd, f->cbuf, FADE_CTRL_SNAP, MSG_DONTWAIT | MSG_TRUNC) >= 0) {
+    }
+}
+
 int fade_start(fade_t *f, unsigned timeout_ms)
 {
     uint64_t val = 0;
     int ret;
     if (!f)
         return -EINVAL;
+    pthread_mutex_lock(&f->rx_lock);
+    drop_old_stream(f);
+    pthread_mutex_lock(&f->lock);  /* lock order: rx_lock, then lock */
     if (f->inplace)
-        pthread_mutex_lock(&f->rx_lock);
-    pthread_mutex_lock(&f->lock);
-    if (f->inplace) {
         drop_spans(f);
-        pthread_mutex_unlock(&f->rx_lock);  /* lock order: rx_lock, then lock */
-    }
+    pthread_mutex_unlock(&f->rx_lock);
     fade_rx_reset(&f->rx);
     sync_counters(f);
     f->active = 1;
@@ -1453,13 +1493,12 @@ int fade_reset(fade_t *f)
         return -EINVAL;
     fade_build_cmd(frame, f->board, f->self, FADE_CMD_RESET, 0, 0);
     ret = send_frame(f, frame, sizeof(frame));
-    if (f->inplace)
-        pthread_mutex_lock(&f->rx_lock);
+    pthread_mutex_lock(&f->rx_lock);
+    drop_old_stream(f);
     pthread_mutex_lock(&f->lock);
-    if (f->inplace) {
+    if (f->inplace)
         drop_spans(f);
-        pthread_mutex_unlock(&f->rx_lock);
-    }
+    pthread_mutex_unlock(&f->rx_lock);
     if (ret == 0)
         f->c.resets_sent++;
     f->active = 0;
@@ -1517,7 +1556,7 @@ static int poll_until(struct fade *f, ready_fn ready, void *arg, int timeout_ms)
             return -ETIMEDOUT;
         /* while a command waits, its thread reads the response socket (except in frame mode,
          * when the data comes there): the reader is not woken for the response too */
-        poll_wait(f, ev, ms, 1, !cmd_pending(f) || f->frame_mode);
+        poll_wait(f, ev, ms, 1, !cmd_pending(f) || __atomic_load_n(&f->frame_mode, __ATOMIC_RELAXED));
     }
 }
 

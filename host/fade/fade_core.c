@@ -1,6 +1,8 @@
 /* fade_core: frame parsing/building and the receiver packet buffer logic (fade_core.h). */
 #include "fade_core.h"
 
+#include <linux/filter.h>
+
 #include <string.h>
 
 static const char *const kind_names[FADE_K_COUNT] = {
@@ -50,6 +52,34 @@ static void get_resp(const uint8_t *f, struct fade_frame *fr, size_t cmd_off, si
     fr->resp_cmd = fade_get16(f + cmd_off);
     fr->resp_csn = fade_get16(f + csn_off);
     fr->resp_val = fade_get64(f + val_off);
+}
+
+void fade_bpf_filter(struct sock_filter *c, int which)
+{
+    /* what is kept of: a data frame with a response, a RESP frame, any other FADE frame */
+    static const uint32_t keep[3][3] = {
+        [FADE_FILT_RING] = {0x40000, 0, 0x40000},
+        [FADE_FILT_CTRL] = {FADE_CTRL_SNAP, FADE_CTRL_SNAP, 0},
+        [FADE_FILT_CTRL_ALL] = {0x40000, 0x40000, 0x40000},
+    };
+    const uint32_t data_resp = keep[which][0], resp = keep[which][1], other = keep[which][2];
+    const struct sock_filter code[FADE_BPF_LEN] = {
+        /* 0 */ BPF_STMT(BPF_LD | BPF_H | BPF_ABS, FADE_HEADER_ETHERTYPE_OFF),
+        /* 1 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FADE_ETHERTYPE, 0, 11),  /* else 13 */
+        /* 2 */ BPF_STMT(BPF_LD | BPF_W | BPF_LEN, 0),
+        /* 3 */ BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, FADE_DATA_RESP_CMD_OFF + 2, 0, 8), /* else 12 */
+        /* 4 */ BPF_STMT(BPF_LD | BPF_H | BPF_ABS, FADE_DATA_TYPE_OFF),
+        /* 5 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FADE_TYPE_RESP, 5, 0),   /* 11 */
+        /* 6 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FADE_TYPE_DATA, 1, 0),   /* 8 */
+        /* 7 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FADE_TYPE_LAST, 0, 4),   /* else 12 */
+        /* 8 */ BPF_STMT(BPF_LD | BPF_H | BPF_ABS, FADE_DATA_RESP_CMD_OFF),
+        /* 9 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FADE_CMD_NONE, 2, 0),    /* 12 */
+        /* 10 */ BPF_STMT(BPF_RET | BPF_K, data_resp),  /* a data frame with a response */
+        /* 11 */ BPF_STMT(BPF_RET | BPF_K, resp),       /* a RESP frame */
+        /* 12 */ BPF_STMT(BPF_RET | BPF_K, other),      /* any other FADE frame */
+        /* 13 */ BPF_STMT(BPF_RET | BPF_K, 0),          /* not FADE */
+    };
+    memcpy(c, code, sizeof(code));
 }
 
 int fade_parse_response(const uint8_t *f, size_t len, struct fade_frame *fr)

@@ -76,8 +76,10 @@ static void check_one(const uint8_t *data, size_t len)
                             c.resp_val == a.resp_val && !memcmp(c.src, a.src, 6)),
                    "response: fields");
             if (k != FADE_K_RESP)
-                ENSURE(fade_parse_response(f, FADE_DATA_DATA_OFF, &b) == has &&
-                           b.resp_val == c.resp_val && b.seq == a.seq && b.pkt == a.pkt,
+                ENSURE(fade_parse_response(f, FADE_DATA_DATA_OFF, &b) == has && b.kind == k &&
+                           b.resp_cmd == c.resp_cmd && b.resp_csn == c.resp_csn &&
+                           b.resp_val == c.resp_val && !memcmp(b.src, a.src, 6) &&
+                           b.seq == a.seq && b.pkt == a.pkt,
                        "response: from the head");
         } else if (has) {
             /* only a data frame's head too short for fade_parse(), or a LAST with a bad count */

@@ -11,9 +11,12 @@
 #include <fastpath/fade.h>
 
 #include <errno.h>
+#include <linux/filter.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 static int passed, failed;
 
@@ -438,11 +441,71 @@ static void test_ack_records(void)
           "START response value -> records per frame");
 }
 
+/* The BPF programs of libfade's two V3 sockets, run by the kernel on a datagram socket pair
+ * (no privileges needed; the kernel trims to the returned length as on a packet socket): what
+ * arrives, and how much of it, for each kind of frame in each program. */
+static void test_bpf_filters(void)
+{
+    static uint8_t f[FADE_DATA_LEN], got[FADE_DATA_LEN + 16];
+    struct sock_filter code[FADE_BPF_LEN];
+    struct sock_fprog prog = {.len = FADE_BPF_LEN, .filter = code};
+    /* frames: data + response, data, last + response, RESP, ACK, a short FADE frame, not FADE */
+    enum { DATA_R, DATA, LAST_R, RESP, ACK, SHORT, OTHER, NKIND };
+    static const char *name[NKIND] = {"DATA+resp", "DATA", "LAST+resp", "RESP", "ACK", "short", "other"};
+    /* what arrives: 0 nothing, 1 the head (FADE_CTRL_SNAP bytes), 2 the whole frame */
+    static const int want[3][NKIND] = {
+        [FADE_FILT_RING] = {2, 2, 2, 0, 2, 2, 0},
+        [FADE_FILT_CTRL] = {1, 0, 1, 1, 0, 0, 0},
+        [FADE_FILT_CTRL_ALL] = {2, 2, 2, 2, 2, 2, 0},
+    };
+    int which, k;
+    for (which = 0; which < 3; which++) {
+        int sv[2];
+        if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sv) < 0) {
+            CHECK(0, "socketpair: %s", strerror(errno));
+            return;
+        }
+        fade_bpf_filter(code, which);
+        CHECK(setsockopt(sv[1], SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog)) == 0,
+              "filter %d attaches", which);
+        for (k = 0; k < NKIND; k++) {
+            size_t n;
+            ssize_t r;
+            switch (k) {
+            case DATA_R: case DATA: case LAST_R:
+                n = data_frame(f, 5, 6, k == LAST_R ? 10 : -1, 0);
+                if (k != DATA)
+                    fade_put16(f + FADE_DATA_RESP_CMD_OFF, 0x0100);
+                break;
+            case RESP: n = fade_build_resp(f, HOST, BOARD, 0x0100, 3, 7); break;
+            case ACK: n = fade_build_ack(f, BOARD, HOST, FADE_TYPE_ACK, 1, 2, 3); break;
+            case SHORT: n = fade_build_resp(f, HOST, BOARD, 0x0100, 3, 7) - 32; break;  /* 28 bytes */
+            default:
+                n = data_frame(f, 5, 6, -1, 0);
+                f[12] = 0x08;
+                f[13] = 0x00;
+                break;
+            }
+            CHECK(send(sv[0], f, n, 0) == (ssize_t)n, "send %s", name[k]);
+            r = recv(sv[1], got, sizeof(got), MSG_DONTWAIT | MSG_TRUNC);
+            if (want[which][k] == 0)
+                CHECK(r < 0, "filter %d: %s dropped (got %zd)", which, name[k], r);
+            else
+                CHECK(r == (ssize_t)(want[which][k] == 1 && n > FADE_CTRL_SNAP ? FADE_CTRL_SNAP : n) &&
+                          !memcmp(got, f, (size_t)r),
+                      "filter %d: %s: %zd bytes", which, name[k], r);
+        }
+        close(sv[0]);
+        close(sv[1]);
+    }
+}
+
 int main(void)
 {
     unsigned s;
     test_serial_numbers();
     test_parser();
+    test_bpf_filters();
     test_ack_records();
     test_buffer_basics();
     test_buffer_wrap();

@@ -96,9 +96,10 @@ struct fade_counters {
     uint64_t bytes;         /* data bytes stored in the buffer (this stream; with inplace also
                              * those read in place) */
     uint64_t inplace;       /* inplace: packets handed to the application in the RX ring */
-    uint64_t frame_mode_entries; /* V3: times the data frames were taken frame by frame
-                                  * because a ring block stalled (a loss; option no_frame_mode) */
-    uint64_t frame_mode_frames;  /* ... data frames received that way */
+    uint64_t frame_mode_entries; /* V3: times the data frames were taken frame by frame from
+                                  * the response socket (after a gap, duplicates or a slowly
+                                  * filled ring block; option no_frame_mode) */
+    uint64_t frame_mode_frames;  /* ... the board's data frames received that way */
 };
 
 void fade_options_default(struct fade_options *o);
