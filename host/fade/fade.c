@@ -21,9 +21,10 @@
  * Locking: `lock` protects the receive state (fade_rx, the spans) and the
  * counters. The receive thread takes it once per ring block; the application takes it in
  * read_ptrs / write_ptrs / get_counters; the data bytes between tail and head belong to the
- * application and are read without the lock. In poll mode `rx_lock` (taken before `lock`)
- * serializes the handling of the rings, the response socket and the ACK TX ring between the threads that call in. `resp_lock` protects the pending command (taken briefly, also by
- * the receive thread inside `lock`; never the other way round). `cmd_lock` serializes commands:
+ * application and are read without the lock. `rx_lock` (taken before `lock`) serializes the
+ * handling of the rings, the response socket and the ACK TX ring between the threads that call
+ * in (poll mode) or the receive thread and START / RESET. `resp_lock` protects the pending
+ * command (taken briefly, also by the receive thread inside `lock`; never the other way round). `cmd_lock` serializes commands:
  * one in flight per board, which is what makes the board's "same csn -> do not execute again"
  * rule give exactly-once execution.
  */
@@ -136,8 +137,8 @@ struct fade {
      * packet missing below one received) or duplicates (a lost ACK), cfd is given every FADE
      * frame whole too, and the frames are handled one at a time as they arrive (the ring keeps
      * receiving: its copies come later, as duplicates, not ACKed again), until frame_exit new
-     * packets in a row arrived in order; then cfd gets only the response heads again. frame_mode is rx_lock's (both modes); read
-     * elsewhere as a hint. */
+     * packets in a row arrived in order; then cfd gets only the response heads again.
+     * frame_mode is rx_lock's (both modes); read elsewhere as a hint. */
     int frame_mode_ok;
     int frame_mode;
     unsigned block_frames; /* V3: data frames a ring block holds */
@@ -533,6 +534,7 @@ static int rx_control(struct fade *f)
                              (struct sockaddr *)&from, &fl);
         size_t len;
         uint16_t t;
+        int data;
         uint64_t new_before;
         if (r < 0)
             break;
@@ -542,7 +544,8 @@ static int rx_control(struct fade *f)
         if (from.sll_pkttype == PACKET_OUTGOING)
             continue;
         t = len >= FADE_DATA_TYPE_OFF + 2 ? fade_get16(f->cbuf + FADE_DATA_TYPE_OFF) : 0;
-        if ((t == FADE_TYPE_DATA || t == FADE_TYPE_LAST) && len < FADE_DATA_LEN) {
+        data = t == FADE_TYPE_DATA || t == FADE_TYPE_LAST;
+        if (data && len < FADE_DATA_LEN) {
             /* a data frame's head (or a short one): its response if it is our board's and
              * well formed; the ring has the frame and counts it, whatever it is */
             if (fade_parse_response(f->cbuf, len, &fr) && !memcmp(fr.src, f->board, 6))
@@ -552,8 +555,7 @@ static int rx_control(struct fade *f)
         /* a whole frame: RESP frames; in frame mode (or queued just before it ended) all */
         new_before = f->rx.new_pkts;
         handle_frame(f, f->cbuf, len, &b.nacks, 1, 1, -1);
-        if (f->frame_mode && (t == FADE_TYPE_DATA || t == FADE_TYPE_LAST) &&
-            !memcmp(f->cbuf + FADE_HEADER_SRC_OFF, f->board, 6)) {
+        if (f->frame_mode && data && !memcmp(f->cbuf + FADE_HEADER_SRC_OFF, f->board, 6)) {
             f->c.frame_mode_frames++;
             if (f->rx.new_pkts != new_before && f->rx.hi_pkt == f->rx.head_pkt) {
                 f->clean++;
@@ -625,19 +627,13 @@ static int check_control(struct fade *f, int waiting)
     return 0;
 }
 
-/* Frame mode's triggers, looked at after each ring block (rx_lock held, `lock` not). */
-static void check_stall(struct fade *f, int dup)
+/* A ring block showed a gap or duplicates (rx_block(); rx_lock held, `lock` not): frame mode.
+ * gap_only: the missing packets may be whole frames still in the response socket (queued in
+ * frame mode, just before it ended): take them first, and start only if a gap remains. */
+static void start_frame_mode(struct fade *f, int gap_only)
 {
-    int gap, go;
-    pthread_mutex_lock(&f->lock);
-    gap = f->rx.hi_pkt > f->rx.head_pkt;
-    go = f->active && !fade_rx_eos(&f->rx);
-    pthread_mutex_unlock(&f->lock);
-    if (!go || !(gap || dup))
-        return;
-    if (gap && !dup) {
-        /* the missing packets may be whole frames still in the response socket (queued in
-         * frame mode, just before it ended): take them, then look again */
+    if (gap_only) {
+        int gap;
         rx_control(f);
         pthread_mutex_lock(&f->lock);
         gap = f->rx.hi_pkt > f->rx.head_pkt;
@@ -648,7 +644,6 @@ static void check_stall(struct fade *f, int dup)
     frame_mode(f, 1);
 }
 
-
 /* TPACKET_V3: the kernel hands over whole blocks (full, or after the retire timer). One block
  * if there is one: its number of frames; -1 if the kernel has not handed the next one over. */
 static int rx_block(struct fade *f)
@@ -658,7 +653,7 @@ static int rx_block(struct fade *f)
     struct batch b;
     unsigned i, n;
     uint64_t dups_before;
-    int dup;
+    int dup, gap, stall;
     if (!(__atomic_load_n(&bd->hdr.bh1.block_status, __ATOMIC_ACQUIRE) & TP_STATUS_USER) ||
         (f->inplace && f->block_refs[f->block]))  /* handled, still read in place */
         return -1;
@@ -681,6 +676,8 @@ static int rx_block(struct fade *f)
     dup = f->rx.dups != dups_before && !f->grace;
     if (f->grace)
         f->grace--;
+    gap = f->rx.hi_pkt > f->rx.head_pkt;
+    stall = f->frame_mode_ok && !f->frame_mode && f->active && !fade_rx_eos(&f->rx) && (gap || dup);
     batch_end(f, &b);
     /* back to the kernel, unless the application reads some of it in place (then the last
      * fade_release_span() of it returns it) */
@@ -689,8 +686,8 @@ static int rx_block(struct fade *f)
     f->block = (f->block + 1) % f->blocks;
     if (b.nacks)
         send_acks(f, b.nacks);
-    if (f->frame_mode_ok && !f->frame_mode)
-        check_stall(f, dup);
+    if (stall)
+        start_frame_mode(f, gap && !dup);
     return (int)n;
 }
 
@@ -872,15 +869,8 @@ static int link_mbps(int fd, const char *ifname)
 
 static int setup_socket(struct fade *f, const struct fade_options *o, char *err, size_t errlen)
 {
-    /* ldh [12]; jeq #0xFADE, accept, drop (V2: every FADE frame in the ring) */
-    struct sock_filter all[] = {
-        {0x28, 0, 0, 12},
-        {0x15, 0, 1, FADE_ETHERTYPE},
-        {0x06, 0, 0, 0x40000},
-        {0x06, 0, 0, 0},
-    };
-    struct sock_filter ring[FADE_BPF_LEN];
-    struct sock_fprog prog = {.len = sizeof(all) / sizeof(all[0]), .filter = all};
+    struct sock_filter code[FADE_BPF_LEN];
+    struct sock_fprog prog = {.len = FADE_BPF_LEN, .filter = code};
     struct tpacket_req3 req;
     struct sockaddr_ll sll;
     struct ifreq ifr;
@@ -908,11 +898,8 @@ static int setup_socket(struct fade *f, const struct fade_options *o, char *err,
                  ifr.ifr_mtu, FADE_DATA_LEN - 14);
         return -1;
     }
-    if (o->ring_version != 2) {  /* V3: RESP frames go to cfd instead */
-        fade_bpf_filter(ring, FADE_FILT_RING);
-        prog.len = FADE_BPF_LEN;
-        prog.filter = ring;
-    }
+    /* V2: every FADE frame in the ring; V3: RESP frames go to cfd instead */
+    fade_bpf_filter(code, o->ring_version == 2 ? FADE_FILT_ALL : FADE_FILT_RING);
     if (setsockopt(f->fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog)) < 0) {
         snprintf(err, errlen, "SO_ATTACH_FILTER: %s", strerror(errno));
         return -1;
@@ -1013,7 +1000,7 @@ static int set_filter(int fd, int which)
  * duplicates). If the kernel refuses the new filter, the mode stays as it was. */
 static void frame_mode(struct fade *f, int on)
 {
-    if (on == f->frame_mode || set_filter(f->cfd, on ? FADE_FILT_CTRL_ALL : FADE_FILT_CTRL) < 0)
+    if (on == f->frame_mode || set_filter(f->cfd, on ? FADE_FILT_ALL : FADE_FILT_CTRL) < 0)
         return;
     if (on)
         __atomic_fetch_add(&f->c.frame_mode_entries, 1, __ATOMIC_RELAXED);
@@ -1441,15 +1428,21 @@ static void drop_spans(struct fade *f)
     }
 }
 
-/* START / RESET (rx_lock held): out of frame mode, and what the response socket holds is
- * the old stream's (its whole frames would otherwise be taken as the new one's). */
+/* START / RESET: drop what belongs to the old stream (frame mode, whatever the response
+ * socket holds: its whole frames would otherwise be taken as the new one's, the spans), under
+ * rx_lock; returns with `lock` held (lock order: rx_lock, then lock). */
 static void drop_old_stream(struct fade *f)
 {
-    if (f->cfd < 0)
-        return;
-    frame_mode(f, 0);
-    while (recv(f->cfd, f->cbuf, FADE_CTRL_SNAP, MSG_DONTWAIT | MSG_TRUNC) >= 0) {
+    pthread_mutex_lock(&f->rx_lock);
+    if (f->cfd >= 0) {
+        frame_mode(f, 0);
+        while (recv(f->cfd, f->cbuf, FADE_CTRL_SNAP, MSG_DONTWAIT | MSG_TRUNC) >= 0) {
+        }
     }
+    pthread_mutex_lock(&f->lock);
+    if (f->inplace)
+        drop_spans(f);
+    pthread_mutex_unlock(&f->rx_lock);
 }
 
 int fade_start(fade_t *f, unsigned timeout_ms)
@@ -1458,12 +1451,7 @@ int fade_start(fade_t *f, unsigned timeout_ms)
     int ret;
     if (!f)
         return -EINVAL;
-    pthread_mutex_lock(&f->rx_lock);
     drop_old_stream(f);
-    pthread_mutex_lock(&f->lock);  /* lock order: rx_lock, then lock */
-    if (f->inplace)
-        drop_spans(f);
-    pthread_mutex_unlock(&f->rx_lock);
     fade_rx_reset(&f->rx);
     sync_counters(f);
     f->active = 1;
@@ -1493,12 +1481,7 @@ int fade_reset(fade_t *f)
         return -EINVAL;
     fade_build_cmd(frame, f->board, f->self, FADE_CMD_RESET, 0, 0);
     ret = send_frame(f, frame, sizeof(frame));
-    pthread_mutex_lock(&f->rx_lock);
     drop_old_stream(f);
-    pthread_mutex_lock(&f->lock);
-    if (f->inplace)
-        drop_spans(f);
-    pthread_mutex_unlock(&f->rx_lock);
     if (ret == 0)
         f->c.resets_sent++;
     f->active = 0;

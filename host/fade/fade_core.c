@@ -60,7 +60,7 @@ void fade_bpf_filter(struct sock_filter *c, int which)
     static const uint32_t keep[3][3] = {
         [FADE_FILT_RING] = {0x40000, 0, 0x40000},
         [FADE_FILT_CTRL] = {FADE_CTRL_SNAP, FADE_CTRL_SNAP, 0},
-        [FADE_FILT_CTRL_ALL] = {0x40000, 0x40000, 0x40000},
+        [FADE_FILT_ALL] = {0x40000, 0x40000, 0x40000},
     };
     const uint32_t data_resp = keep[which][0], resp = keep[which][1], other = keep[which][2];
     const struct sock_filter code[FADE_BPF_LEN] = {

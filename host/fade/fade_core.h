@@ -54,15 +54,15 @@ const char *fade_kind_name(enum fade_kind k);
  * (padding) are accepted. */
 enum fade_kind fade_parse(const uint8_t *f, size_t len, struct fade_frame *fr);
 
-/* Classic BPF programs for libfade's two V3 sockets (one definition, unit-tested on a socket
- * pair). FADE_FILT_RING, the RX ring: every FADE frame but RESP frames, whole. FADE_FILT_CTRL,
+/* Classic BPF programs for libfade's sockets (one definition, unit-tested on a socket pair).
+ * FADE_FILT_RING, the V3 RX ring: every FADE frame but RESP frames, whole. FADE_FILT_CTRL,
  * the response socket: RESP frames, and the first FADE_CTRL_SNAP bytes of every DATA / LAST
  * frame whose response field is not CMD_NONE (which the ring receives whole too).
- * FADE_FILT_CTRL_ALL, the response socket in frame mode: every FADE frame, whole. Other
- * Ethertypes: never. Frames too short for the fields go with "any other FADE frame". Writes
+ * FADE_FILT_ALL, the V2 RX ring and the response socket in frame mode: every FADE frame,
+ * whole. Other Ethertypes: never. Frames too short for the fields go with "any other FADE frame". Writes
  * FADE_BPF_LEN instructions to c. */
 struct sock_filter;
-enum { FADE_FILT_RING, FADE_FILT_CTRL, FADE_FILT_CTRL_ALL };
+enum { FADE_FILT_RING, FADE_FILT_CTRL, FADE_FILT_ALL };
 #define FADE_CTRL_SNAP 64u
 #define FADE_BPF_LEN 14u
 void fade_bpf_filter(struct sock_filter *c, int which);

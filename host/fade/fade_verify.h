@@ -46,6 +46,16 @@ static inline void fade_verify_slow(struct fade_verify *v, uint64_t w)
 }
 
 /* n bytes (a multiple of 8) of little-endian words. */
+/* One word against the expected e; the next expected word. */
+static inline uint64_t fade_verify_word(struct fade_verify *v, uint64_t e, uint64_t w)
+{
+    if (__builtin_expect(w == e, 1))
+        return e + v->step;
+    v->expect = e;
+    fade_verify_slow(v, w);
+    return v->expect;
+}
+
 static inline void fade_verify_bytes(struct fade_verify *v, const uint8_t *p, size_t n)
 {
     size_t i, nw = n / 8;
@@ -60,7 +70,7 @@ static inline void fade_verify_bytes(struct fade_verify *v, const uint8_t *p, si
     e = v->expect;
     i = 0;
     /* a 64-byte line at a time: one test per line (the words XORed with what they should be,
-     * ORed), word by word only where that fails */
+     * ORed), word by word only where that fails, and for the words after the last line */
     for (; i + 8 <= nw; i += 8) {
         uint64_t w[8], bad = 0;
         unsigned k;
@@ -72,26 +82,13 @@ static inline void fade_verify_bytes(struct fade_verify *v, const uint8_t *p, si
             e += 8 * step;
             continue;
         }
-        for (k = 0; k < 8; k++) {
-            if (w[k] == e) {
-                e += step;
-                continue;
-            }
-            v->expect = e;
-            fade_verify_slow(v, w[k]);
-            e = v->expect;
-        }
+        for (k = 0; k < 8; k++)
+            e = fade_verify_word(v, e, w[k]);
     }
     for (; i < nw; i++) {
         uint64_t w;
         memcpy(&w, p + 8 * i, 8);
-        if (__builtin_expect(w == e, 1)) {
-            e += step;
-            continue;
-        }
-        v->expect = e;
-        fade_verify_slow(v, w);
-        e = v->expect;
+        e = fade_verify_word(v, e, w);
     }
     v->expect = e;
     v->words += nw;

@@ -456,7 +456,7 @@ static void test_bpf_filters(void)
     static const int want[3][NKIND] = {
         [FADE_FILT_RING] = {2, 2, 2, 0, 2, 2, 0},
         [FADE_FILT_CTRL] = {1, 0, 1, 1, 0, 0, 0},
-        [FADE_FILT_CTRL_ALL] = {2, 2, 2, 2, 2, 2, 0},
+        [FADE_FILT_ALL] = {2, 2, 2, 2, 2, 2, 0},
     };
     int which, k;
     for (which = 0; which < 3; which++) {
