@@ -31,8 +31,10 @@ DOCS = ROOT / "docs" / "regs"
 
 # The bus behaviour every generated slave has (stated in its header, the docs and asserted by
 # tb/lib/test_regs_generated.py).
-READ_LATENCY = 1
+READ_LATENCY = 2
 WRITE_LATENCY = 1
+# Words ORed into one first-stage register of the read tree (see render_verilog).
+READ_GROUP_WORDS = 16
 RESP_OKAY = 0
 RESP_SLVERR = 2
 UNMAPPED_READ_VALUE = 0
@@ -689,6 +691,24 @@ def _reg_logic(rm: RegMap, r: Register, index: str | None, ind: str) -> list[str
     return L
 
 
+def _read_groups(rm: RegMap) -> list[tuple]:
+    """The read tree's first-stage groups, in address order: ("words", [(register, word), ...])
+    of up to READ_GROUP_WORDS scalar words, or ("entries", array, lo, hi): whole entries of an
+    array, as many as fit in READ_GROUP_WORDS words (at least one)."""
+    groups: list[tuple] = []
+    scal = [(r, w) for r in rm.registers if r.array is None for w in range(r.words)]
+    for k in range(0, len(scal), READ_GROUP_WORDS):
+        groups.append(("words", scal[k:k + READ_GROUP_WORDS]))
+    for a in rm.arrays:
+        per = sum(r.words for r in a.registers)
+        if per == 0:
+            continue
+        step = max(1, READ_GROUP_WORDS // per)
+        for lo in range(0, a.count, step):
+            groups.append(("entries", a, lo, min(a.count, lo + step)))
+    return groups or [("words", [])]
+
+
 def ports(rm: RegMap) -> list[tuple[str, int, str]]:
     """(direction, width, name) of every port of the generated module, in order."""
     aw = rm.address_width
@@ -767,8 +787,8 @@ def render_verilog(rm: RegMap) -> str:
         f"// Registers (byte offset, access, width, name; {rm.size} bytes, docs/regs/{rm.name}.md):",
         *_summary_rows(rm),
         "//",
-        f"// Latency:    read {READ_LATENCY} cycle: rvalid (with the data sampled at the AR handshake) rises",
-        f"//             {READ_LATENCY} cycle after the AR handshake, once the previous response is taken.",
+        f"// Latency:    read {READ_LATENCY} cycles: rvalid (with the data sampled at the AR handshake) rises",
+        f"//             {READ_LATENCY} cycles after the AR handshake when no earlier response is waiting.",
         f"//             write {WRITE_LATENCY} cycle: the register and its port change, and bvalid rises,",
         f"//             {WRITE_LATENCY} cycle after the later of the AW and W handshakes, once the previous",
         "//             write response is taken. Pulse strobes are high for that one cycle.",
@@ -799,6 +819,8 @@ def render_verilog(rm: RegMap) -> str:
     L += [");", ""]
 
     hasarr = bool(rm.arrays)
+    groups = _read_groups(rm)
+    ng = len(groups)
     L += [
         "    localparam [1:0] RESP_OKAY = 2'b00, RESP_SLVERR = 2'b10;",
         "",
@@ -848,19 +870,26 @@ def render_verilog(rm: RegMap) -> str:
         "        end",
         "    end",
         "",
-        "    // ---- Read channel: the data is sampled when the read is served (at the AR handshake",
-        "    // when R is free, else from the holding register once it is).",
-        _d("reg", "", "bus_ar_held_q, bus_r_valid_q;"),
+        "    // ---- Read channel, two stages. A read is served (its data sampled) when its address",
+        "    // enters stage 1: the words are ORed in groups of up to "
+        f"{READ_GROUP_WORDS}"
+        " (an array's entries stay",
+        "    // together), each group into a register of its own that the placer puts beside the group's",
+        "    // sources; stage 2 ORs the groups into the R register. No wide tree converges on one spot.",
+        _d("reg", "", "bus_ar_held_q, bus_r_valid_q, bus_p1_valid_q;"),
         _d("reg", f"[{aw - 1}:0]", "bus_ar_addr_q;"),
         _d("reg", "[31:0]", "bus_r_data_q;"),
         _d("reg", "[1:0]", "bus_r_resp_q;"),
+        _d("reg", f"[{ng * 32 - 1}:0]", "bus_rd_grp, bus_rd_grp_q;"),
+        _d("reg", f"[{ng - 1}:0]" if ng > 1 else "", "bus_rd_ghit, bus_rd_ghit_q;"),
         _d("reg", "[31:0]", "bus_rd_data;"),
-        _d("reg", "", "bus_rd_hit;"),
         "",
+        _d("wire", "", "bus_rd_adv  = bus_p1_valid_q && (!bus_r_valid_q || s_axil_rready);"),
         _d("wire", "", "bus_rd_en   = (bus_ar_held_q || s_axil_arvalid) &&"),
-        "                                   (!bus_r_valid_q || s_axil_rready);",
+        "                                   (!bus_p1_valid_q || bus_rd_adv);",
         _d("wire", f"[{aw - 1}:0]", "bus_rd_addr = bus_ar_held_q ? bus_ar_addr_q : s_axil_araddr;"),
         _d("wire", "[31:0]", f"bus_rd_byte = {_word_addr('bus_rd_addr', aw)};"),
+        _d("wire", "", "bus_rd_hit  = |bus_rd_ghit_q;"),
         "",
         "    assign s_axil_arready = !bus_ar_held_q;",
         "    assign s_axil_rvalid  = bus_r_valid_q;",
@@ -870,16 +899,23 @@ def render_verilog(rm: RegMap) -> str:
         "    always @(posedge clk) begin",
         "        if (!bus_ar_held_q) bus_ar_addr_q <= s_axil_araddr;",
         "        if (bus_rd_en) begin",
+        "            bus_rd_grp_q  <= bus_rd_grp;",
+        "            bus_rd_ghit_q <= bus_rd_ghit;",
+        "        end",
+        "        if (bus_rd_adv) begin",
         f"            bus_r_data_q <= bus_rd_hit ? bus_rd_data : 32'd{UNMAPPED_READ_VALUE};",
         "            bus_r_resp_q <= bus_rd_hit ? RESP_OKAY : RESP_SLVERR;",
         "        end",
         "        if (rst) begin",
-        "            bus_ar_held_q <= 1'b0;",
-        "            bus_r_valid_q <= 1'b0;",
+        "            bus_ar_held_q  <= 1'b0;",
+        "            bus_p1_valid_q <= 1'b0;",
+        "            bus_r_valid_q  <= 1'b0;",
         "        end else begin",
         "            if (bus_rd_en) bus_ar_held_q <= 1'b0;",
         "            else if (s_axil_arvalid) bus_ar_held_q <= 1'b1;",
-        "            if (bus_rd_en) bus_r_valid_q <= 1'b1;",
+        "            if (bus_rd_en) bus_p1_valid_q <= 1'b1;",
+        "            else if (bus_rd_adv) bus_p1_valid_q <= 1'b0;",
+        "            if (bus_rd_adv) bus_r_valid_q <= 1'b1;",
         "            else if (s_axil_rready) bus_r_valid_q <= 1'b0;",
         "        end",
         "    end",
@@ -908,35 +944,48 @@ def render_verilog(rm: RegMap) -> str:
             L += body[1:]
             L += ["        end", "    endgenerate"]
 
-    # read data and write hit
-    L += ["", "    // ---- Read data and address decode"]
+    # read data (stage 1: the groups; stage 2: their OR) and write hit
+    L += ["", "    // ---- Read data (stage 1: one OR per group of words) and address decode"]
     if hasarr:
         L.append("    integer bus_rd_k, bus_wr_k;")
-    L += ["    always @* begin", "        bus_rd_data = 32'd0;", "        bus_rd_hit  = 1'b0;"]
-    scal = [(r, w) for r in rm.registers if r.array is None for w in range(r.words)]
+    L += ["    always @* begin", f"        bus_rd_grp  = {ng * 32}'d0;", f"        bus_rd_ghit = {ng}'d0;"]
+
+    def gsl(g):
+        return f"bus_rd_grp[{32 * g + 31}:{32 * g}]"
+
+    def hsl(g):
+        return f"bus_rd_ghit[{g}]" if ng > 1 else "bus_rd_ghit"
+
+    scal = [(g, r, w) for g, grp in enumerate(groups) if grp[0] == "words" for r, w in grp[1]]
     if scal:
         L.append("        case (bus_rd_byte)")
-        for r, w in scal:
-            L.append(f"            {_addr(rm, r, w, None)}: begin bus_rd_hit = 1'b1; "
-                     f"bus_rd_data = {_read_expr(r, w, None)}; end")
+        for g, r, w in scal:
+            L.append(f"            {_addr(rm, r, w, None)}: begin {hsl(g)} = 1'b1; "
+                     f"{gsl(g)} = {_read_expr(r, w, None)}; end")
         L += ["            default: ;", "        endcase"]
     if rm.arrays:
         # Array words are OR-ed in, not selected by `if`: the addresses are distinct, so at most
         # one term is non-zero, and an OR (unlike a chain of priority muxes, one per word)
         # synthesizes as a balanced tree: a few LUT levels instead of one per word.
         L.append("        // array words: at most one address matches; OR (a balanced tree), not if-chains")
-    for a in rm.arrays:
-        L.append(f"        for (bus_rd_k = 0; bus_rd_k < {a.count}; bus_rd_k = bus_rd_k + 1) begin")
+    for g, grp in enumerate(groups):
+        if grp[0] != "entries":
+            continue
+        _, a, lo, hi = grp
+        L.append(f"        for (bus_rd_k = {lo}; bus_rd_k < {hi}; bus_rd_k = bus_rd_k + 1) begin")
         for r in a.registers:
             for w in range(r.words):
                 m = f"(bus_rd_byte == {_addr(rm, r, w, 'bus_rd_k')})"
-                L.append(f"            bus_rd_hit  = bus_rd_hit | {m};")
-                L.append(f"            bus_rd_data = bus_rd_data | ({{32{{{m}}}}} & {_read_expr(r, w, 'bus_rd_k')});")
+                L.append(f"            {hsl(g)} = {hsl(g)} | {m};")
+                L.append(f"            {gsl(g)} = {gsl(g)} | ({{32{{{m}}}}} & {_read_expr(r, w, 'bus_rd_k')});")
         L.append("        end")
+    L += ["    end", "", "    // stage 2: the groups' OR (only the addressed group is non-zero)",
+          "    always @* begin", "        bus_rd_data = 32'd0;"]
+    L += [f"        bus_rd_data = bus_rd_data | bus_rd_grp_q[{32 * g + 31}:{32 * g}];" for g in range(ng)]
     L += ["    end", "", "    always @* begin", "        bus_wr_hit = 1'b0;"]
     if scal:
         L.append("        case (bus_wr_byte)")
-        addrs = [_addr(rm, r, w, None) for r, w in scal]
+        addrs = [_addr(rm, r, w, None) for _, r, w in scal]
         for k in range(0, len(addrs), 4):
             sep = "," if k + 4 < len(addrs) else ": bus_wr_hit = 1'b1;"
             L.append("            " + ", ".join(addrs[k:k + 4]) + sep)
@@ -1126,7 +1175,7 @@ def render_markdown(rm: RegMap) -> str:
         L += [" ".join(rm.description.split()), ""]
     L += [
         f"AXI4-Lite slave `{rm.module}`, {rm.size} bytes (address width {rm.address_width}). "
-        f"Read latency {READ_LATENCY} cycle, write latency {WRITE_LATENCY} cycle; an unmapped address "
+        f"Read latency {READ_LATENCY} cycles, write latency {WRITE_LATENCY} cycle; an unmapped address "
         "reads 0 with SLVERR and a write to it is ignored with SLVERR. "
         f"C: `host/include/fastpath/regs/{rm.name}.h`; Python: `fastpath.regs.load(\"{rm.name}\")`.",
         "",

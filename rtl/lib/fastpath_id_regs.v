@@ -10,8 +10,8 @@
 //   0x008  rw       32  scratch
 //   0x010  ro       64  cycles
 //
-// Latency:    read 1 cycle: rvalid (with the data sampled at the AR handshake) rises
-//             1 cycle after the AR handshake, once the previous response is taken.
+// Latency:    read 2 cycles: rvalid (with the data sampled at the AR handshake) rises
+//             2 cycles after the AR handshake when no earlier response is waiting.
 //             write 1 cycle: the register and its port change, and bvalid rises,
 //             1 cycle after the later of the AW and W handshakes, once the previous
 //             write response is taken. Pulse strobes are high for that one cycle.
@@ -98,19 +98,24 @@ module fastpath_id_regs (
         end
     end
 
-    // ---- Read channel: the data is sampled when the read is served (at the AR handshake
-    // when R is free, else from the holding register once it is).
-    reg              bus_ar_held_q, bus_r_valid_q;
+    // ---- Read channel, two stages. A read is served (its data sampled) when its address
+    // enters stage 1: the words are ORed in groups of up to 16 (an array's entries stay
+    // together), each group into a register of its own that the placer puts beside the group's
+    // sources; stage 2 ORs the groups into the R register. No wide tree converges on one spot.
+    reg              bus_ar_held_q, bus_r_valid_q, bus_p1_valid_q;
     reg  [4:0]       bus_ar_addr_q;
     reg  [31:0]      bus_r_data_q;
     reg  [1:0]       bus_r_resp_q;
+    reg  [31:0]      bus_rd_grp, bus_rd_grp_q;
+    reg              bus_rd_ghit, bus_rd_ghit_q;
     reg  [31:0]      bus_rd_data;
-    reg              bus_rd_hit;
 
+    wire             bus_rd_adv  = bus_p1_valid_q && (!bus_r_valid_q || s_axil_rready);
     wire             bus_rd_en   = (bus_ar_held_q || s_axil_arvalid) &&
-                                   (!bus_r_valid_q || s_axil_rready);
+                                   (!bus_p1_valid_q || bus_rd_adv);
     wire [4:0]       bus_rd_addr = bus_ar_held_q ? bus_ar_addr_q : s_axil_araddr;
     wire [31:0]      bus_rd_byte = {27'd0, bus_rd_addr[4:2], 2'b00};
+    wire             bus_rd_hit  = |bus_rd_ghit_q;
 
     assign s_axil_arready = !bus_ar_held_q;
     assign s_axil_rvalid  = bus_r_valid_q;
@@ -120,16 +125,23 @@ module fastpath_id_regs (
     always @(posedge clk) begin
         if (!bus_ar_held_q) bus_ar_addr_q <= s_axil_araddr;
         if (bus_rd_en) begin
+            bus_rd_grp_q  <= bus_rd_grp;
+            bus_rd_ghit_q <= bus_rd_ghit;
+        end
+        if (bus_rd_adv) begin
             bus_r_data_q <= bus_rd_hit ? bus_rd_data : 32'd0;
             bus_r_resp_q <= bus_rd_hit ? RESP_OKAY : RESP_SLVERR;
         end
         if (rst) begin
-            bus_ar_held_q <= 1'b0;
-            bus_r_valid_q <= 1'b0;
+            bus_ar_held_q  <= 1'b0;
+            bus_p1_valid_q <= 1'b0;
+            bus_r_valid_q  <= 1'b0;
         end else begin
             if (bus_rd_en) bus_ar_held_q <= 1'b0;
             else if (s_axil_arvalid) bus_ar_held_q <= 1'b1;
-            if (bus_rd_en) bus_r_valid_q <= 1'b1;
+            if (bus_rd_en) bus_p1_valid_q <= 1'b1;
+            else if (bus_rd_adv) bus_p1_valid_q <= 1'b0;
+            if (bus_rd_adv) bus_r_valid_q <= 1'b1;
             else if (s_axil_rready) bus_r_valid_q <= 1'b0;
         end
     end
@@ -163,18 +175,24 @@ module fastpath_id_regs (
         end
     end
 
-    // ---- Read data and address decode
+    // ---- Read data (stage 1: one OR per group of words) and address decode
     always @* begin
-        bus_rd_data = 32'd0;
-        bus_rd_hit  = 1'b0;
+        bus_rd_grp  = 32'd0;
+        bus_rd_ghit = 1'd0;
         case (bus_rd_byte)
-            32'h000: begin bus_rd_hit = 1'b1; bus_rd_data = {16'h4650, 16'h0000}; end
-            32'h004: begin bus_rd_hit = 1'b1; bus_rd_data = {16'h0001, 16'h0000}; end
-            32'h008: begin bus_rd_hit = 1'b1; bus_rd_data = scratch; end
-            32'h010: begin bus_rd_hit = 1'b1; bus_rd_data = cycles[31:0]; end
-            32'h014: begin bus_rd_hit = 1'b1; bus_rd_data = cycles_hi_q; end
+            32'h000: begin bus_rd_ghit = 1'b1; bus_rd_grp[31:0] = {16'h4650, 16'h0000}; end
+            32'h004: begin bus_rd_ghit = 1'b1; bus_rd_grp[31:0] = {16'h0001, 16'h0000}; end
+            32'h008: begin bus_rd_ghit = 1'b1; bus_rd_grp[31:0] = scratch; end
+            32'h010: begin bus_rd_ghit = 1'b1; bus_rd_grp[31:0] = cycles[31:0]; end
+            32'h014: begin bus_rd_ghit = 1'b1; bus_rd_grp[31:0] = cycles_hi_q; end
             default: ;
         endcase
+    end
+
+    // stage 2: the groups' OR (only the addressed group is non-zero)
+    always @* begin
+        bus_rd_data = 32'd0;
+        bus_rd_data = bus_rd_data | bus_rd_grp_q[31:0];
     end
 
     always @* begin

@@ -40,8 +40,8 @@
 //   0x428 + i*0x40 (i < 16)  ro       64  port_rx_drops
 //   0x430 + i*0x40 (i < 16)  ro       64  port_tx_drops
 //
-// Latency:    read 1 cycle: rvalid (with the data sampled at the AR handshake) rises
-//             1 cycle after the AR handshake, once the previous response is taken.
+// Latency:    read 2 cycles: rvalid (with the data sampled at the AR handshake) rises
+//             2 cycles after the AR handshake when no earlier response is waiting.
 //             write 1 cycle: the register and its port change, and bvalid rises,
 //             1 cycle after the later of the AW and W handshakes, once the previous
 //             write response is taken. Pulse strobes are high for that one cycle.
@@ -181,19 +181,24 @@ module node_regs (
         end
     end
 
-    // ---- Read channel: the data is sampled when the read is served (at the AR handshake
-    // when R is free, else from the holding register once it is).
-    reg              bus_ar_held_q, bus_r_valid_q;
+    // ---- Read channel, two stages. A read is served (its data sampled) when its address
+    // enters stage 1: the words are ORed in groups of up to 16 (an array's entries stay
+    // together), each group into a register of its own that the placer puts beside the group's
+    // sources; stage 2 ORs the groups into the R register. No wide tree converges on one spot.
+    reg              bus_ar_held_q, bus_r_valid_q, bus_p1_valid_q;
     reg  [11:0]      bus_ar_addr_q;
     reg  [31:0]      bus_r_data_q;
     reg  [1:0]       bus_r_resp_q;
+    reg  [703:0]     bus_rd_grp, bus_rd_grp_q;
+    reg  [21:0]      bus_rd_ghit, bus_rd_ghit_q;
     reg  [31:0]      bus_rd_data;
-    reg              bus_rd_hit;
 
+    wire             bus_rd_adv  = bus_p1_valid_q && (!bus_r_valid_q || s_axil_rready);
     wire             bus_rd_en   = (bus_ar_held_q || s_axil_arvalid) &&
-                                   (!bus_r_valid_q || s_axil_rready);
+                                   (!bus_p1_valid_q || bus_rd_adv);
     wire [11:0]      bus_rd_addr = bus_ar_held_q ? bus_ar_addr_q : s_axil_araddr;
     wire [31:0]      bus_rd_byte = {20'd0, bus_rd_addr[11:2], 2'b00};
+    wire             bus_rd_hit  = |bus_rd_ghit_q;
 
     assign s_axil_arready = !bus_ar_held_q;
     assign s_axil_rvalid  = bus_r_valid_q;
@@ -203,16 +208,23 @@ module node_regs (
     always @(posedge clk) begin
         if (!bus_ar_held_q) bus_ar_addr_q <= s_axil_araddr;
         if (bus_rd_en) begin
+            bus_rd_grp_q  <= bus_rd_grp;
+            bus_rd_ghit_q <= bus_rd_ghit;
+        end
+        if (bus_rd_adv) begin
             bus_r_data_q <= bus_rd_hit ? bus_rd_data : 32'd0;
             bus_r_resp_q <= bus_rd_hit ? RESP_OKAY : RESP_SLVERR;
         end
         if (rst) begin
-            bus_ar_held_q <= 1'b0;
-            bus_r_valid_q <= 1'b0;
+            bus_ar_held_q  <= 1'b0;
+            bus_p1_valid_q <= 1'b0;
+            bus_r_valid_q  <= 1'b0;
         end else begin
             if (bus_rd_en) bus_ar_held_q <= 1'b0;
             else if (s_axil_arvalid) bus_ar_held_q <= 1'b1;
-            if (bus_rd_en) bus_r_valid_q <= 1'b1;
+            if (bus_rd_en) bus_p1_valid_q <= 1'b1;
+            else if (bus_rd_adv) bus_p1_valid_q <= 1'b0;
+            if (bus_rd_adv) bus_r_valid_q <= 1'b1;
             else if (s_axil_rready) bus_r_valid_q <= 1'b0;
         end
     end
@@ -635,81 +647,540 @@ module node_regs (
         end
     endgenerate
 
-    // ---- Read data and address decode
+    // ---- Read data (stage 1: one OR per group of words) and address decode
     integer bus_rd_k, bus_wr_k;
     always @* begin
-        bus_rd_data = 32'd0;
-        bus_rd_hit  = 1'b0;
+        bus_rd_grp  = 704'd0;
+        bus_rd_ghit = 22'd0;
         case (bus_rd_byte)
-            32'h000: begin bus_rd_hit = 1'b1; bus_rd_data = {16'h4650, 16'h0004}; end
-            32'h004: begin bus_rd_hit = 1'b1; bus_rd_data = {16'h0001, 16'h0000}; end
-            32'h008: begin bus_rd_hit = 1'b1; bus_rd_data = scratch; end
-            32'h010: begin bus_rd_hit = 1'b1; bus_rd_data = cycles[31:0]; end
-            32'h014: begin bus_rd_hit = 1'b1; bus_rd_data = cycles_hi_q; end
-            32'h020: begin bus_rd_hit = 1'b1; bus_rd_data = {build_segments, build_seg_bytes, build_datapaths, build_ports}; end
-            32'h024: begin bus_rd_hit = 1'b1; bus_rd_data = {21'd0, ctrl_prio_pcp_min, 2'd0, ctrl_flood_host, ctrl_host_unknown, ctrl_host_icmpv6, ctrl_host_arp, ctrl_host_link_local, ctrl_learn}; end
-            32'h028: begin bus_rd_hit = 1'b1; bus_rd_data = release_ns; end
-            32'h02c: begin bus_rd_hit = 1'b1; bus_rd_data = store_forward; end
-            32'h030: begin bus_rd_hit = 1'b1; bus_rd_data = age_cycles; end
-            32'h034: begin bus_rd_hit = 1'b1; bus_rd_data = buf_reserve; end
-            32'h038: begin bus_rd_hit = 1'b1; bus_rd_data = buf_port_limit; end
-            32'h03c: begin bus_rd_hit = 1'b1; bus_rd_data = buf_queue_limit; end
-            32'h040: begin bus_rd_hit = 1'b1; bus_rd_data = {buf_status_used_hwm, buf_status_free}; end
-            32'h044: begin bus_rd_hit = 1'b1; bus_rd_data = 32'd0; end
-            32'h060: begin bus_rd_hit = 1'b1; bus_rd_data = 32'd0; end
-            32'h064: begin bus_rd_hit = 1'b1; bus_rd_data = l2_key_lo; end
-            32'h068: begin bus_rd_hit = 1'b1; bus_rd_data = l2_key_hi; end
-            32'h06c: begin bus_rd_hit = 1'b1; bus_rd_data = {22'd0, l2_entry_static, l2_entry_valid, 3'd0, l2_entry_port}; end
-            32'h070: begin bus_rd_hit = 1'b1; bus_rd_data = {13'd0, l2_status_hit, l2_status_static, l2_status_valid, 3'd0, l2_status_port, 6'd0, l2_status_ok, l2_status_busy}; end
-            32'h074: begin bus_rd_hit = 1'b1; bus_rd_data = l2_rd_key_lo; end
-            32'h078: begin bus_rd_hit = 1'b1; bus_rd_data = l2_rd_key_hi; end
-            32'h080: begin bus_rd_hit = 1'b1; bus_rd_data = l2_learned[31:0]; end
-            32'h084: begin bus_rd_hit = 1'b1; bus_rd_data = l2_learned_hi_q; end
-            32'h088: begin bus_rd_hit = 1'b1; bus_rd_data = l2_learn_full[31:0]; end
-            32'h08c: begin bus_rd_hit = 1'b1; bus_rd_data = l2_learn_full_hi_q; end
+            32'h000: begin bus_rd_ghit[0] = 1'b1; bus_rd_grp[31:0] = {16'h4650, 16'h0004}; end
+            32'h004: begin bus_rd_ghit[0] = 1'b1; bus_rd_grp[31:0] = {16'h0001, 16'h0000}; end
+            32'h008: begin bus_rd_ghit[0] = 1'b1; bus_rd_grp[31:0] = scratch; end
+            32'h010: begin bus_rd_ghit[0] = 1'b1; bus_rd_grp[31:0] = cycles[31:0]; end
+            32'h014: begin bus_rd_ghit[0] = 1'b1; bus_rd_grp[31:0] = cycles_hi_q; end
+            32'h020: begin bus_rd_ghit[0] = 1'b1; bus_rd_grp[31:0] = {build_segments, build_seg_bytes, build_datapaths, build_ports}; end
+            32'h024: begin bus_rd_ghit[0] = 1'b1; bus_rd_grp[31:0] = {21'd0, ctrl_prio_pcp_min, 2'd0, ctrl_flood_host, ctrl_host_unknown, ctrl_host_icmpv6, ctrl_host_arp, ctrl_host_link_local, ctrl_learn}; end
+            32'h028: begin bus_rd_ghit[0] = 1'b1; bus_rd_grp[31:0] = release_ns; end
+            32'h02c: begin bus_rd_ghit[0] = 1'b1; bus_rd_grp[31:0] = store_forward; end
+            32'h030: begin bus_rd_ghit[0] = 1'b1; bus_rd_grp[31:0] = age_cycles; end
+            32'h034: begin bus_rd_ghit[0] = 1'b1; bus_rd_grp[31:0] = buf_reserve; end
+            32'h038: begin bus_rd_ghit[0] = 1'b1; bus_rd_grp[31:0] = buf_port_limit; end
+            32'h03c: begin bus_rd_ghit[0] = 1'b1; bus_rd_grp[31:0] = buf_queue_limit; end
+            32'h040: begin bus_rd_ghit[0] = 1'b1; bus_rd_grp[31:0] = {buf_status_used_hwm, buf_status_free}; end
+            32'h044: begin bus_rd_ghit[0] = 1'b1; bus_rd_grp[31:0] = 32'd0; end
+            32'h060: begin bus_rd_ghit[0] = 1'b1; bus_rd_grp[31:0] = 32'd0; end
+            32'h064: begin bus_rd_ghit[1] = 1'b1; bus_rd_grp[63:32] = l2_key_lo; end
+            32'h068: begin bus_rd_ghit[1] = 1'b1; bus_rd_grp[63:32] = l2_key_hi; end
+            32'h06c: begin bus_rd_ghit[1] = 1'b1; bus_rd_grp[63:32] = {22'd0, l2_entry_static, l2_entry_valid, 3'd0, l2_entry_port}; end
+            32'h070: begin bus_rd_ghit[1] = 1'b1; bus_rd_grp[63:32] = {13'd0, l2_status_hit, l2_status_static, l2_status_valid, 3'd0, l2_status_port, 6'd0, l2_status_ok, l2_status_busy}; end
+            32'h074: begin bus_rd_ghit[1] = 1'b1; bus_rd_grp[63:32] = l2_rd_key_lo; end
+            32'h078: begin bus_rd_ghit[1] = 1'b1; bus_rd_grp[63:32] = l2_rd_key_hi; end
+            32'h080: begin bus_rd_ghit[1] = 1'b1; bus_rd_grp[63:32] = l2_learned[31:0]; end
+            32'h084: begin bus_rd_ghit[1] = 1'b1; bus_rd_grp[63:32] = l2_learned_hi_q; end
+            32'h088: begin bus_rd_ghit[1] = 1'b1; bus_rd_grp[63:32] = l2_learn_full[31:0]; end
+            32'h08c: begin bus_rd_ghit[1] = 1'b1; bus_rd_grp[63:32] = l2_learn_full_hi_q; end
             default: ;
         endcase
         // array words: at most one address matches; OR (a balanced tree), not if-chains
-        for (bus_rd_k = 0; bus_rd_k < 16; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_hit  = bus_rd_hit | (bus_rd_byte == 32'h100 + bus_rd_k * 32'h8 + 32'h0);
-            bus_rd_data = bus_rd_data | ({32{(bus_rd_byte == 32'h100 + bus_rd_k * 32'h8 + 32'h0)}} & drops_count[bus_rd_k*64 +: 32]);
-            bus_rd_hit  = bus_rd_hit | (bus_rd_byte == 32'h100 + bus_rd_k * 32'h8 + 32'h4);
-            bus_rd_data = bus_rd_data | ({32{(bus_rd_byte == 32'h100 + bus_rd_k * 32'h8 + 32'h4)}} & drops_count_hi_q[bus_rd_k*32 +: 32]);
+        for (bus_rd_k = 0; bus_rd_k < 8; bus_rd_k = bus_rd_k + 1) begin
+            bus_rd_ghit[2] = bus_rd_ghit[2] | (bus_rd_byte == 32'h100 + bus_rd_k * 32'h8 + 32'h0);
+            bus_rd_grp[95:64] = bus_rd_grp[95:64] | ({32{(bus_rd_byte == 32'h100 + bus_rd_k * 32'h8 + 32'h0)}} & drops_count[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[2] = bus_rd_ghit[2] | (bus_rd_byte == 32'h100 + bus_rd_k * 32'h8 + 32'h4);
+            bus_rd_grp[95:64] = bus_rd_grp[95:64] | ({32{(bus_rd_byte == 32'h100 + bus_rd_k * 32'h8 + 32'h4)}} & drops_count_hi_q[bus_rd_k*32 +: 32]);
         end
-        for (bus_rd_k = 0; bus_rd_k < 16; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_hit  = bus_rd_hit | (bus_rd_byte == 32'h200 + bus_rd_k * 32'h8 + 32'h0);
-            bus_rd_data = bus_rd_data | ({32{(bus_rd_byte == 32'h200 + bus_rd_k * 32'h8 + 32'h0)}} & {vlan_id_valid[bus_rd_k], 19'd0, vlan_id_vid[bus_rd_k*12 +: 12]});
-            bus_rd_hit  = bus_rd_hit | (bus_rd_byte == 32'h200 + bus_rd_k * 32'h8 + 32'h4);
-            bus_rd_data = bus_rd_data | ({32{(bus_rd_byte == 32'h200 + bus_rd_k * 32'h8 + 32'h4)}} & vlan_members[bus_rd_k*32 +: 32]);
+        for (bus_rd_k = 8; bus_rd_k < 16; bus_rd_k = bus_rd_k + 1) begin
+            bus_rd_ghit[3] = bus_rd_ghit[3] | (bus_rd_byte == 32'h100 + bus_rd_k * 32'h8 + 32'h0);
+            bus_rd_grp[127:96] = bus_rd_grp[127:96] | ({32{(bus_rd_byte == 32'h100 + bus_rd_k * 32'h8 + 32'h0)}} & drops_count[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[3] = bus_rd_ghit[3] | (bus_rd_byte == 32'h100 + bus_rd_k * 32'h8 + 32'h4);
+            bus_rd_grp[127:96] = bus_rd_grp[127:96] | ({32{(bus_rd_byte == 32'h100 + bus_rd_k * 32'h8 + 32'h4)}} & drops_count_hi_q[bus_rd_k*32 +: 32]);
         end
-        for (bus_rd_k = 0; bus_rd_k < 16; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_hit  = bus_rd_hit | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0);
-            bus_rd_data = bus_rd_data | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0)}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
-            bus_rd_hit  = bus_rd_hit | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8);
-            bus_rd_data = bus_rd_data | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8)}} & port_rx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_hit  = bus_rd_hit | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc);
-            bus_rd_data = bus_rd_data | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc)}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_hit  = bus_rd_hit | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10);
-            bus_rd_data = bus_rd_data | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10)}} & port_rx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_hit  = bus_rd_hit | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14);
-            bus_rd_data = bus_rd_data | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14)}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_hit  = bus_rd_hit | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18);
-            bus_rd_data = bus_rd_data | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18)}} & port_tx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_hit  = bus_rd_hit | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c);
-            bus_rd_data = bus_rd_data | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c)}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_hit  = bus_rd_hit | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20);
-            bus_rd_data = bus_rd_data | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20)}} & port_tx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_hit  = bus_rd_hit | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24);
-            bus_rd_data = bus_rd_data | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24)}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_hit  = bus_rd_hit | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28);
-            bus_rd_data = bus_rd_data | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28)}} & port_rx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_hit  = bus_rd_hit | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c);
-            bus_rd_data = bus_rd_data | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c)}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_hit  = bus_rd_hit | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30);
-            bus_rd_data = bus_rd_data | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30)}} & port_tx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_hit  = bus_rd_hit | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34);
-            bus_rd_data = bus_rd_data | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34)}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
+        for (bus_rd_k = 0; bus_rd_k < 8; bus_rd_k = bus_rd_k + 1) begin
+            bus_rd_ghit[4] = bus_rd_ghit[4] | (bus_rd_byte == 32'h200 + bus_rd_k * 32'h8 + 32'h0);
+            bus_rd_grp[159:128] = bus_rd_grp[159:128] | ({32{(bus_rd_byte == 32'h200 + bus_rd_k * 32'h8 + 32'h0)}} & {vlan_id_valid[bus_rd_k], 19'd0, vlan_id_vid[bus_rd_k*12 +: 12]});
+            bus_rd_ghit[4] = bus_rd_ghit[4] | (bus_rd_byte == 32'h200 + bus_rd_k * 32'h8 + 32'h4);
+            bus_rd_grp[159:128] = bus_rd_grp[159:128] | ({32{(bus_rd_byte == 32'h200 + bus_rd_k * 32'h8 + 32'h4)}} & vlan_members[bus_rd_k*32 +: 32]);
         end
+        for (bus_rd_k = 8; bus_rd_k < 16; bus_rd_k = bus_rd_k + 1) begin
+            bus_rd_ghit[5] = bus_rd_ghit[5] | (bus_rd_byte == 32'h200 + bus_rd_k * 32'h8 + 32'h0);
+            bus_rd_grp[191:160] = bus_rd_grp[191:160] | ({32{(bus_rd_byte == 32'h200 + bus_rd_k * 32'h8 + 32'h0)}} & {vlan_id_valid[bus_rd_k], 19'd0, vlan_id_vid[bus_rd_k*12 +: 12]});
+            bus_rd_ghit[5] = bus_rd_ghit[5] | (bus_rd_byte == 32'h200 + bus_rd_k * 32'h8 + 32'h4);
+            bus_rd_grp[191:160] = bus_rd_grp[191:160] | ({32{(bus_rd_byte == 32'h200 + bus_rd_k * 32'h8 + 32'h4)}} & vlan_members[bus_rd_k*32 +: 32]);
+        end
+        for (bus_rd_k = 0; bus_rd_k < 1; bus_rd_k = bus_rd_k + 1) begin
+            bus_rd_ghit[6] = bus_rd_ghit[6] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0);
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0)}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
+            bus_rd_ghit[6] = bus_rd_ghit[6] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8);
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8)}} & port_rx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[6] = bus_rd_ghit[6] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc);
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc)}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[6] = bus_rd_ghit[6] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10);
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10)}} & port_rx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[6] = bus_rd_ghit[6] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14);
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14)}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[6] = bus_rd_ghit[6] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18);
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18)}} & port_tx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[6] = bus_rd_ghit[6] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c);
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c)}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[6] = bus_rd_ghit[6] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20);
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20)}} & port_tx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[6] = bus_rd_ghit[6] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24);
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24)}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[6] = bus_rd_ghit[6] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28);
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28)}} & port_rx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[6] = bus_rd_ghit[6] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c);
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c)}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[6] = bus_rd_ghit[6] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30);
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30)}} & port_tx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[6] = bus_rd_ghit[6] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34);
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34)}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
+        end
+        for (bus_rd_k = 1; bus_rd_k < 2; bus_rd_k = bus_rd_k + 1) begin
+            bus_rd_ghit[7] = bus_rd_ghit[7] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0);
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0)}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
+            bus_rd_ghit[7] = bus_rd_ghit[7] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8);
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8)}} & port_rx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[7] = bus_rd_ghit[7] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc);
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc)}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[7] = bus_rd_ghit[7] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10);
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10)}} & port_rx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[7] = bus_rd_ghit[7] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14);
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14)}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[7] = bus_rd_ghit[7] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18);
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18)}} & port_tx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[7] = bus_rd_ghit[7] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c);
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c)}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[7] = bus_rd_ghit[7] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20);
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20)}} & port_tx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[7] = bus_rd_ghit[7] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24);
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24)}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[7] = bus_rd_ghit[7] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28);
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28)}} & port_rx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[7] = bus_rd_ghit[7] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c);
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c)}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[7] = bus_rd_ghit[7] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30);
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30)}} & port_tx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[7] = bus_rd_ghit[7] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34);
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34)}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
+        end
+        for (bus_rd_k = 2; bus_rd_k < 3; bus_rd_k = bus_rd_k + 1) begin
+            bus_rd_ghit[8] = bus_rd_ghit[8] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0);
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0)}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
+            bus_rd_ghit[8] = bus_rd_ghit[8] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8);
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8)}} & port_rx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[8] = bus_rd_ghit[8] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc);
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc)}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[8] = bus_rd_ghit[8] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10);
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10)}} & port_rx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[8] = bus_rd_ghit[8] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14);
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14)}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[8] = bus_rd_ghit[8] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18);
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18)}} & port_tx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[8] = bus_rd_ghit[8] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c);
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c)}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[8] = bus_rd_ghit[8] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20);
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20)}} & port_tx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[8] = bus_rd_ghit[8] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24);
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24)}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[8] = bus_rd_ghit[8] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28);
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28)}} & port_rx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[8] = bus_rd_ghit[8] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c);
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c)}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[8] = bus_rd_ghit[8] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30);
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30)}} & port_tx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[8] = bus_rd_ghit[8] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34);
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34)}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
+        end
+        for (bus_rd_k = 3; bus_rd_k < 4; bus_rd_k = bus_rd_k + 1) begin
+            bus_rd_ghit[9] = bus_rd_ghit[9] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0);
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0)}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
+            bus_rd_ghit[9] = bus_rd_ghit[9] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8);
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8)}} & port_rx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[9] = bus_rd_ghit[9] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc);
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc)}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[9] = bus_rd_ghit[9] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10);
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10)}} & port_rx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[9] = bus_rd_ghit[9] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14);
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14)}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[9] = bus_rd_ghit[9] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18);
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18)}} & port_tx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[9] = bus_rd_ghit[9] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c);
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c)}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[9] = bus_rd_ghit[9] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20);
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20)}} & port_tx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[9] = bus_rd_ghit[9] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24);
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24)}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[9] = bus_rd_ghit[9] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28);
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28)}} & port_rx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[9] = bus_rd_ghit[9] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c);
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c)}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[9] = bus_rd_ghit[9] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30);
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30)}} & port_tx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[9] = bus_rd_ghit[9] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34);
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34)}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
+        end
+        for (bus_rd_k = 4; bus_rd_k < 5; bus_rd_k = bus_rd_k + 1) begin
+            bus_rd_ghit[10] = bus_rd_ghit[10] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0);
+            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0)}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
+            bus_rd_ghit[10] = bus_rd_ghit[10] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8);
+            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8)}} & port_rx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[10] = bus_rd_ghit[10] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc);
+            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc)}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[10] = bus_rd_ghit[10] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10);
+            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10)}} & port_rx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[10] = bus_rd_ghit[10] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14);
+            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14)}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[10] = bus_rd_ghit[10] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18);
+            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18)}} & port_tx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[10] = bus_rd_ghit[10] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c);
+            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c)}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[10] = bus_rd_ghit[10] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20);
+            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20)}} & port_tx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[10] = bus_rd_ghit[10] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24);
+            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24)}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[10] = bus_rd_ghit[10] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28);
+            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28)}} & port_rx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[10] = bus_rd_ghit[10] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c);
+            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c)}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[10] = bus_rd_ghit[10] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30);
+            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30)}} & port_tx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[10] = bus_rd_ghit[10] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34);
+            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34)}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
+        end
+        for (bus_rd_k = 5; bus_rd_k < 6; bus_rd_k = bus_rd_k + 1) begin
+            bus_rd_ghit[11] = bus_rd_ghit[11] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0);
+            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0)}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
+            bus_rd_ghit[11] = bus_rd_ghit[11] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8);
+            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8)}} & port_rx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[11] = bus_rd_ghit[11] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc);
+            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc)}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[11] = bus_rd_ghit[11] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10);
+            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10)}} & port_rx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[11] = bus_rd_ghit[11] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14);
+            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14)}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[11] = bus_rd_ghit[11] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18);
+            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18)}} & port_tx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[11] = bus_rd_ghit[11] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c);
+            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c)}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[11] = bus_rd_ghit[11] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20);
+            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20)}} & port_tx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[11] = bus_rd_ghit[11] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24);
+            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24)}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[11] = bus_rd_ghit[11] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28);
+            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28)}} & port_rx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[11] = bus_rd_ghit[11] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c);
+            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c)}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[11] = bus_rd_ghit[11] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30);
+            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30)}} & port_tx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[11] = bus_rd_ghit[11] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34);
+            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34)}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
+        end
+        for (bus_rd_k = 6; bus_rd_k < 7; bus_rd_k = bus_rd_k + 1) begin
+            bus_rd_ghit[12] = bus_rd_ghit[12] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0);
+            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0)}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
+            bus_rd_ghit[12] = bus_rd_ghit[12] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8);
+            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8)}} & port_rx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[12] = bus_rd_ghit[12] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc);
+            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc)}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[12] = bus_rd_ghit[12] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10);
+            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10)}} & port_rx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[12] = bus_rd_ghit[12] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14);
+            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14)}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[12] = bus_rd_ghit[12] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18);
+            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18)}} & port_tx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[12] = bus_rd_ghit[12] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c);
+            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c)}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[12] = bus_rd_ghit[12] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20);
+            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20)}} & port_tx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[12] = bus_rd_ghit[12] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24);
+            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24)}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[12] = bus_rd_ghit[12] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28);
+            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28)}} & port_rx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[12] = bus_rd_ghit[12] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c);
+            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c)}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[12] = bus_rd_ghit[12] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30);
+            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30)}} & port_tx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[12] = bus_rd_ghit[12] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34);
+            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34)}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
+        end
+        for (bus_rd_k = 7; bus_rd_k < 8; bus_rd_k = bus_rd_k + 1) begin
+            bus_rd_ghit[13] = bus_rd_ghit[13] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0);
+            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0)}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
+            bus_rd_ghit[13] = bus_rd_ghit[13] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8);
+            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8)}} & port_rx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[13] = bus_rd_ghit[13] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc);
+            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc)}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[13] = bus_rd_ghit[13] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10);
+            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10)}} & port_rx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[13] = bus_rd_ghit[13] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14);
+            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14)}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[13] = bus_rd_ghit[13] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18);
+            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18)}} & port_tx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[13] = bus_rd_ghit[13] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c);
+            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c)}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[13] = bus_rd_ghit[13] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20);
+            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20)}} & port_tx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[13] = bus_rd_ghit[13] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24);
+            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24)}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[13] = bus_rd_ghit[13] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28);
+            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28)}} & port_rx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[13] = bus_rd_ghit[13] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c);
+            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c)}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[13] = bus_rd_ghit[13] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30);
+            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30)}} & port_tx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[13] = bus_rd_ghit[13] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34);
+            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34)}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
+        end
+        for (bus_rd_k = 8; bus_rd_k < 9; bus_rd_k = bus_rd_k + 1) begin
+            bus_rd_ghit[14] = bus_rd_ghit[14] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0);
+            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0)}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
+            bus_rd_ghit[14] = bus_rd_ghit[14] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8);
+            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8)}} & port_rx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[14] = bus_rd_ghit[14] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc);
+            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc)}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[14] = bus_rd_ghit[14] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10);
+            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10)}} & port_rx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[14] = bus_rd_ghit[14] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14);
+            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14)}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[14] = bus_rd_ghit[14] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18);
+            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18)}} & port_tx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[14] = bus_rd_ghit[14] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c);
+            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c)}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[14] = bus_rd_ghit[14] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20);
+            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20)}} & port_tx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[14] = bus_rd_ghit[14] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24);
+            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24)}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[14] = bus_rd_ghit[14] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28);
+            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28)}} & port_rx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[14] = bus_rd_ghit[14] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c);
+            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c)}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[14] = bus_rd_ghit[14] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30);
+            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30)}} & port_tx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[14] = bus_rd_ghit[14] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34);
+            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34)}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
+        end
+        for (bus_rd_k = 9; bus_rd_k < 10; bus_rd_k = bus_rd_k + 1) begin
+            bus_rd_ghit[15] = bus_rd_ghit[15] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0);
+            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0)}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
+            bus_rd_ghit[15] = bus_rd_ghit[15] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8);
+            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8)}} & port_rx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[15] = bus_rd_ghit[15] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc);
+            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc)}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[15] = bus_rd_ghit[15] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10);
+            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10)}} & port_rx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[15] = bus_rd_ghit[15] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14);
+            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14)}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[15] = bus_rd_ghit[15] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18);
+            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18)}} & port_tx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[15] = bus_rd_ghit[15] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c);
+            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c)}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[15] = bus_rd_ghit[15] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20);
+            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20)}} & port_tx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[15] = bus_rd_ghit[15] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24);
+            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24)}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[15] = bus_rd_ghit[15] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28);
+            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28)}} & port_rx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[15] = bus_rd_ghit[15] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c);
+            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c)}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[15] = bus_rd_ghit[15] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30);
+            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30)}} & port_tx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[15] = bus_rd_ghit[15] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34);
+            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34)}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
+        end
+        for (bus_rd_k = 10; bus_rd_k < 11; bus_rd_k = bus_rd_k + 1) begin
+            bus_rd_ghit[16] = bus_rd_ghit[16] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0);
+            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0)}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
+            bus_rd_ghit[16] = bus_rd_ghit[16] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8);
+            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8)}} & port_rx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[16] = bus_rd_ghit[16] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc);
+            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc)}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[16] = bus_rd_ghit[16] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10);
+            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10)}} & port_rx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[16] = bus_rd_ghit[16] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14);
+            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14)}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[16] = bus_rd_ghit[16] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18);
+            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18)}} & port_tx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[16] = bus_rd_ghit[16] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c);
+            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c)}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[16] = bus_rd_ghit[16] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20);
+            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20)}} & port_tx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[16] = bus_rd_ghit[16] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24);
+            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24)}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[16] = bus_rd_ghit[16] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28);
+            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28)}} & port_rx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[16] = bus_rd_ghit[16] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c);
+            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c)}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[16] = bus_rd_ghit[16] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30);
+            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30)}} & port_tx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[16] = bus_rd_ghit[16] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34);
+            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34)}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
+        end
+        for (bus_rd_k = 11; bus_rd_k < 12; bus_rd_k = bus_rd_k + 1) begin
+            bus_rd_ghit[17] = bus_rd_ghit[17] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0);
+            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0)}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
+            bus_rd_ghit[17] = bus_rd_ghit[17] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8);
+            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8)}} & port_rx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[17] = bus_rd_ghit[17] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc);
+            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc)}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[17] = bus_rd_ghit[17] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10);
+            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10)}} & port_rx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[17] = bus_rd_ghit[17] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14);
+            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14)}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[17] = bus_rd_ghit[17] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18);
+            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18)}} & port_tx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[17] = bus_rd_ghit[17] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c);
+            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c)}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[17] = bus_rd_ghit[17] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20);
+            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20)}} & port_tx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[17] = bus_rd_ghit[17] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24);
+            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24)}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[17] = bus_rd_ghit[17] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28);
+            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28)}} & port_rx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[17] = bus_rd_ghit[17] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c);
+            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c)}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[17] = bus_rd_ghit[17] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30);
+            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30)}} & port_tx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[17] = bus_rd_ghit[17] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34);
+            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34)}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
+        end
+        for (bus_rd_k = 12; bus_rd_k < 13; bus_rd_k = bus_rd_k + 1) begin
+            bus_rd_ghit[18] = bus_rd_ghit[18] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0);
+            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0)}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
+            bus_rd_ghit[18] = bus_rd_ghit[18] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8);
+            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8)}} & port_rx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[18] = bus_rd_ghit[18] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc);
+            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc)}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[18] = bus_rd_ghit[18] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10);
+            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10)}} & port_rx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[18] = bus_rd_ghit[18] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14);
+            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14)}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[18] = bus_rd_ghit[18] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18);
+            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18)}} & port_tx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[18] = bus_rd_ghit[18] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c);
+            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c)}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[18] = bus_rd_ghit[18] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20);
+            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20)}} & port_tx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[18] = bus_rd_ghit[18] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24);
+            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24)}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[18] = bus_rd_ghit[18] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28);
+            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28)}} & port_rx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[18] = bus_rd_ghit[18] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c);
+            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c)}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[18] = bus_rd_ghit[18] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30);
+            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30)}} & port_tx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[18] = bus_rd_ghit[18] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34);
+            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34)}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
+        end
+        for (bus_rd_k = 13; bus_rd_k < 14; bus_rd_k = bus_rd_k + 1) begin
+            bus_rd_ghit[19] = bus_rd_ghit[19] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0);
+            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0)}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
+            bus_rd_ghit[19] = bus_rd_ghit[19] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8);
+            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8)}} & port_rx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[19] = bus_rd_ghit[19] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc);
+            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc)}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[19] = bus_rd_ghit[19] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10);
+            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10)}} & port_rx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[19] = bus_rd_ghit[19] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14);
+            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14)}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[19] = bus_rd_ghit[19] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18);
+            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18)}} & port_tx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[19] = bus_rd_ghit[19] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c);
+            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c)}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[19] = bus_rd_ghit[19] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20);
+            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20)}} & port_tx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[19] = bus_rd_ghit[19] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24);
+            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24)}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[19] = bus_rd_ghit[19] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28);
+            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28)}} & port_rx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[19] = bus_rd_ghit[19] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c);
+            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c)}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[19] = bus_rd_ghit[19] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30);
+            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30)}} & port_tx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[19] = bus_rd_ghit[19] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34);
+            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34)}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
+        end
+        for (bus_rd_k = 14; bus_rd_k < 15; bus_rd_k = bus_rd_k + 1) begin
+            bus_rd_ghit[20] = bus_rd_ghit[20] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0);
+            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0)}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
+            bus_rd_ghit[20] = bus_rd_ghit[20] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8);
+            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8)}} & port_rx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[20] = bus_rd_ghit[20] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc);
+            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc)}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[20] = bus_rd_ghit[20] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10);
+            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10)}} & port_rx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[20] = bus_rd_ghit[20] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14);
+            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14)}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[20] = bus_rd_ghit[20] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18);
+            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18)}} & port_tx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[20] = bus_rd_ghit[20] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c);
+            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c)}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[20] = bus_rd_ghit[20] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20);
+            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20)}} & port_tx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[20] = bus_rd_ghit[20] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24);
+            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24)}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[20] = bus_rd_ghit[20] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28);
+            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28)}} & port_rx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[20] = bus_rd_ghit[20] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c);
+            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c)}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[20] = bus_rd_ghit[20] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30);
+            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30)}} & port_tx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[20] = bus_rd_ghit[20] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34);
+            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34)}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
+        end
+        for (bus_rd_k = 15; bus_rd_k < 16; bus_rd_k = bus_rd_k + 1) begin
+            bus_rd_ghit[21] = bus_rd_ghit[21] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0);
+            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0)}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
+            bus_rd_ghit[21] = bus_rd_ghit[21] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8);
+            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8)}} & port_rx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[21] = bus_rd_ghit[21] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc);
+            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc)}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[21] = bus_rd_ghit[21] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10);
+            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10)}} & port_rx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[21] = bus_rd_ghit[21] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14);
+            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14)}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[21] = bus_rd_ghit[21] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18);
+            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18)}} & port_tx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[21] = bus_rd_ghit[21] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c);
+            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c)}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[21] = bus_rd_ghit[21] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20);
+            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20)}} & port_tx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[21] = bus_rd_ghit[21] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24);
+            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24)}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[21] = bus_rd_ghit[21] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28);
+            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28)}} & port_rx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[21] = bus_rd_ghit[21] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c);
+            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c)}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_ghit[21] = bus_rd_ghit[21] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30);
+            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30)}} & port_tx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_ghit[21] = bus_rd_ghit[21] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34);
+            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34)}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
+        end
+    end
+
+    // stage 2: the groups' OR (only the addressed group is non-zero)
+    always @* begin
+        bus_rd_data = 32'd0;
+        bus_rd_data = bus_rd_data | bus_rd_grp_q[31:0];
+        bus_rd_data = bus_rd_data | bus_rd_grp_q[63:32];
+        bus_rd_data = bus_rd_data | bus_rd_grp_q[95:64];
+        bus_rd_data = bus_rd_data | bus_rd_grp_q[127:96];
+        bus_rd_data = bus_rd_data | bus_rd_grp_q[159:128];
+        bus_rd_data = bus_rd_data | bus_rd_grp_q[191:160];
+        bus_rd_data = bus_rd_data | bus_rd_grp_q[223:192];
+        bus_rd_data = bus_rd_data | bus_rd_grp_q[255:224];
+        bus_rd_data = bus_rd_data | bus_rd_grp_q[287:256];
+        bus_rd_data = bus_rd_data | bus_rd_grp_q[319:288];
+        bus_rd_data = bus_rd_data | bus_rd_grp_q[351:320];
+        bus_rd_data = bus_rd_data | bus_rd_grp_q[383:352];
+        bus_rd_data = bus_rd_data | bus_rd_grp_q[415:384];
+        bus_rd_data = bus_rd_data | bus_rd_grp_q[447:416];
+        bus_rd_data = bus_rd_data | bus_rd_grp_q[479:448];
+        bus_rd_data = bus_rd_data | bus_rd_grp_q[511:480];
+        bus_rd_data = bus_rd_data | bus_rd_grp_q[543:512];
+        bus_rd_data = bus_rd_data | bus_rd_grp_q[575:544];
+        bus_rd_data = bus_rd_data | bus_rd_grp_q[607:576];
+        bus_rd_data = bus_rd_data | bus_rd_grp_q[639:608];
+        bus_rd_data = bus_rd_data | bus_rd_grp_q[671:640];
+        bus_rd_data = bus_rd_data | bus_rd_grp_q[703:672];
     end
 
     always @* begin
