@@ -130,11 +130,14 @@ def ooc_wrapper(e: Entry, ports: list[tuple[str, str, int]]) -> str:
     clocks = list(e.clocks)
 
     def domain(port: str) -> str:
+        """The clock whose name, less "_clk" or "clk", begins the port's name (the longest such:
+        gmii_rx_clk takes gmii_rxd and gmii_rx_dv); the first clock otherwise."""
+        best, size = clocks[0], 0
         for c in clocks:
-            prefix = c[: -len("clk")] if c.endswith("clk") else c
-            if prefix and port.startswith(prefix):
-                return c
-        return clocks[0]
+            prefix = c[:-4] if c.endswith("_clk") else c[:-3] if c.endswith("clk") else c
+            if prefix and port.startswith(prefix) and len(prefix) > size:
+                best, size = c, len(prefix)
+        return best
 
     lines = ["`default_nettype none", "module fp_syn_wrap ("]
     pins = [f"    input wire {c}" for c in clocks]
@@ -159,8 +162,10 @@ def ooc_wrapper(e: Entry, ports: list[tuple[str, str, int]]) -> str:
             lines.append(f"    always @(posedge {c}) {c}_q_{n} <= {c}_o_{n};")
             conns.append(f"        .{n}({c}_o_{n})")
         lines += _xor_fold(c, [f"{c}_q_{n}" for n, _ in outs], sum(w for _, w in outs))
-    for c in clocks:
-        conns.append(f"        .{c}({c})")
+    widths = {n: w for _, n, w in ports}
+    for c in clocks:   # a clock vector (one per port, e.g. gmii_rx_clk) is driven by one pin
+        w = widths.get(c, 1)
+        conns.append(f"        .{c}({c})" if w == 1 else f"        .{c}({{{w}{{{c}}}}})")
     params = ", ".join(f".{k}({v})" for k, v in e.params.items())
     lines.append(f"    {e.top} {'#(' + params + ') ' if params else ''}u_core (")
     lines.append(",\n".join(conns))

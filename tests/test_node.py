@@ -126,10 +126,12 @@ def counter(res, reg: str, port: int) -> int:
     return res.reads[RM.offset(reg, port)]
 
 
-def run(h: NodeHarness, frames: list[InFrame], writes=(), drain_ps: int = 5_000_000, reads=()):
+def run(h: NodeHarness, frames: list[InFrame], writes=(), drain_ps: int = 5_000_000, reads=(),
+        rx_clocks: dict | None = None):
     writes = [(RM.offset("release_ns"), release_ns(h)), *writes]
     res = h.run(frames, writes=writes, reads=STATUS_READS + list(reads), drain_ps=drain_ps,
-                end_ps=100_000_000_000)          # a safety net: the run stops when drained
+                end_ps=100_000_000_000,          # a safety net: the run stops when drained
+                rx_clocks=rx_clocks)
     # every port saw all of its frames
     per_port = Counter(f.port for f in frames)
     for p, n in per_port.items():
@@ -288,6 +290,82 @@ def test_random_traffic(request, seed, seg):
             kinds["tagged" if o.data[12:14] == b"\x81\x00" else "untagged", p] += 1
     assert kinds["tagged", 2] and kinds["untagged", 2] and kinds["tagged", 3] and kinds["untagged", 3]
     assert not kinds["tagged", 0] and not kinds["tagged", 1]
+
+
+# ---- independent RX clocks -----------------------------------------------------------------------
+
+# Port 0's RX clock 125 ppm slow, port 1's 125 ppm fast (each beyond 802.3's +-100 ppm), port 2's
+# at 125 MHz but 3 ns after port_clk; port 3 receives on port_clk itself.
+RX_CLOCKS = {0: (8001, 1234), 1: (7999, 4321), 2: (8000, 3000)}
+
+
+def test_rx_clocks(harness):
+    """Each port's RX runs on its own clock (gmii_rx_clk): the random bursts of
+    test_random_traffic all arrive, unchanged and in order, counted, with no underrun and
+    nothing leaked. Every cut-through frame leaves release_ns + TAIL_PORT_CYCLES port cycles after
+    its SFD plus the time from its RX edge to the next port_clk edge (the stamp is that edge's
+    time: docs/node.md, Clocks): in [0, 8 ns), exactly 0 on the port that receives on port_clk,
+    so at most 999 ns with the budget's release time. The drifting clocks sweep that phase."""
+    r = random.Random(7)
+    g = Frames(107)
+    writes, rx = vlan_config(64)
+    rel = release_ns(harness)
+    frames: list[InFrame] = []
+    t = learning_phase(g, frames)
+    for _ in range(8):
+        longest = 0
+        for p in range(PORTS):
+            dur = 0
+            for _ in range(r.randint(2, 12)):
+                f = random_frame(g, r, p)
+                frames.append(InFrame(p, t, f))
+                dur += wire_ps(len(f))
+            longest = max(longest, dur)
+        t += 2 * longest
+    # then probes at a low rate: port p to the next port's first station (its VLAN's), sizes mixed
+    probes = []
+    dst_station = {0: 4, 1: 8, 2: 0, 3: 2}        # same VLAN, untagged on both sides
+    for k in range(24):
+        for p in range(PORTS):
+            i = [j for j, st in enumerate(STATIONS) if st[0] == p and not st[2]][0]
+            f = g.make(mac(0x100 + dst_station[p]), mac(0x100 + i), [64, 300, 1518][k % 3])
+            frames.append(InFrame(p, t + p * 1_000_000, f))
+            probes.append((f, STATIONS[dst_station[p]][0], p))
+        # more than a 1518-byte frame's time apart: a port whose RX clock is faster than port_clk
+        # delivers back-to-back frames faster than its output can send them (802.3's gap cannot
+        # shrink), and the second frame would wait for the first
+        t += 14_000_000
+    res = run(harness, frames, writes, rx_clocks=RX_CLOCKS)
+
+    model = NodeModel(NodeCfg(ports=PORTS, seg_bytes=64, rx=rx))
+    sb = Scoreboard(model, by_prio=True)
+    for _, f in sfd_order(frames, res):
+        sb.send(f.port, f.data)
+    assert not bad_out(res), bad_out(res)[:2]
+    check = sb.check(got_frames(res))
+    assert check["missing"] == 0 and check["delivered"] > 300
+    for reason in (R_BUFFER_FULL, R_QUEUE_FULL, R_PORT_THRESHOLD, R_OVERFLOW, R_BAD):
+        assert drops(res, reason) == 0, reason
+    sent = Counter(f.port for f in frames)
+    for p in range(PORTS):
+        assert counter(res, "port_rx_frames", p) == sent[p]
+        assert counter(res, "port_tx_frames", p) == len(res.tx[p])
+
+    rx_t = {f.data: ts for ts, f in sfd_order(frames, res)}
+    ct = rel * 1000 + CT_EXTRA_PS
+    lat = {p: [] for p in range(PORTS)}
+    for f, dst, src in probes:
+        outs = [o for o in res.tx[dst] if o.data == f]
+        assert len(outs) == 1
+        lat[src].append(outs[0].sfd_ps - rx_t[f])
+    for p in range(PORTS):
+        # [0, 8 ns), and up to 2 RX cycles' drift more (the crossing's two flops: 2 ps here)
+        slack = 2 * abs(RX_CLOCKS[p][0] - PORT_PS) if p in RX_CLOCKS else 0
+        assert all(ct <= v < ct + PORT_PS + slack for v in lat[p]), (p, sorted(set(lat[p])))
+    assert set(lat[3]) == {ct}                       # RX on port_clk: exact
+    assert set(lat[2]) == {ct + 1000}                # RX edges 7 ns after port_clk's: 1 ns to the next
+    for p in (0, 1):                                 # drifting: the phase sweeps
+        assert max(lat[p]) - min(lat[p]) > 4000, (p, sorted(set(lat[p])))
 
 
 # ---- oversubscription -----------------------------------------------------------------------------

@@ -8,6 +8,7 @@
     res.reads[addr] -> value
     h.run(..., timed=[(t_ps, "W", addr, value), (t_ps, "R", addr)])  # bus operations during the
     res.timed_reads -> [(addr, value, t_ps)]                         # traffic, in list order
+    h.run(..., rx_clocks={port: (period_ps, phase_ps)})  # a port's RX clock on its own
 
 The harness drives GMII RX pins with preamble, SFD and FCS, checks the FCS of every frame on the
 TX pins, and measures both SFDs at the sampling clock edge (see the .cpp header). Cocotb tests
@@ -104,8 +105,11 @@ class NodeHarness:
 
     def run(self, frames: list[InFrame], writes: list[tuple[int, int]] = (), reads: list[int] = (),
             clk_ps: int = 5000, end_ps: int | None = None, drain_ps: int = 20_000_000,
-            timed: list[tuple] = ()) -> Result:
+            timed: list[tuple] = (), rx_clocks: dict | None = None) -> Result:
+        """rx_clocks: {port: (period_ps, first_rising_edge_ps)} for ports whose gmii_rx_clk runs on
+        its own (the others are driven by port_clk itself)."""
         lines = [f"clk_ps {clk_ps}", f"drain_ps {drain_ps}"]
+        lines += [f"rxclk {p} {per} {ph}" for p, (per, ph) in sorted((rx_clocks or {}).items())]
         if end_ps is not None:
             lines.append(f"end_ps {end_ps}")
         lines += [f"w {a:x} {v:x}" for a, v in writes]

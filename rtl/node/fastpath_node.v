@@ -11,8 +11,13 @@
 //                                  -> node_txf (host)     -> m_host_axis d
 // Port p belongs to datapath p / ceil(PORTS / 2); the host port of datapath d is port PORTS + d.
 //
-// Clocks: clk (datapath, 125..250 MHz, default 200) and port_clk (125 MHz: GMII RX and TX of
-//   every port, the timebase). s_host_axis, m_host_axis and s_axil are in clk.
+// Clocks: clk (datapath, 125..250 MHz, default 200); port_clk (125 MHz: GMII TX of every port,
+//   the timebase); gmii_rx_clk[p] (125 MHz, port p's receive clock from its PHY; tie to
+//   port_clk where the PHYs' RX clocks are locked to it). The timebase crosses into each RX
+//   domain in Gray code (sync_gray), compensated by its latency with one clock: exact when
+//   gmii_rx_clk[p] is port_clk, else an SFD stamp is off by less than one port_clk period
+//   either way. s_host_axis, m_host_axis and s_axil are in clk. port_rst resets the RX
+//   domains too (through sync_reset).
 // Latency (SFD sampled at an RX pin -> SFD sampled at a TX pin), cut-through: the frame starts on
 //   its output cfg release_ns after its RX SFD time (once its first segment has arrived), plus
 //   the TX MAC's 7 cycles and the crossings of the SFD timestamp: docs/node.md gives the
@@ -43,8 +48,13 @@ module fastpath_node #(
     input  wire                   clk,
     input  wire                   rst,
     input  wire                   port_clk,
+    // port_rst is synchronous to port_clk and also the (asynchronous) source of each RX
+    // domain's sync_reset: both uses are intended.
+    /* verilator lint_off SYNCASYNCNET */
     input  wire                   port_rst,
+    /* verilator lint_on SYNCASYNCNET */
 
+    input  wire [PORTS-1:0]       gmii_rx_clk,
     input  wire [PORTS*8-1:0]     gmii_rxd,
     input  wire [PORTS-1:0]       gmii_rx_dv,
     input  wire [PORTS-1:0]       gmii_rx_er,
@@ -237,6 +247,12 @@ module fastpath_node #(
         .pps(1'b0), .pps_valid(), .pps_time()
     );
     /* verilator lint_on PINCONNECTEMPTY */
+    // The time in 8 ns units: the timebase steps by exactly one per port_clk cycle (PERIOD 8/1,
+    // never set or adjusted here), as sync_gray requires. An RX domain rebuilds the SFD stamp's
+    // bits [39:16] (ns modulo 2^24, all node_rxf keeps) from it, plus RX_TIME_LAG units: the
+    // crossing's latency when the RX clock is port_clk (1 + 2 + 1 edges, sync_gray).
+    localparam [20:0] RX_TIME_LAG = 21'd4;
+    wire [20:0] now_8ns = now[39:19];
 
     // ---- receive side ----------------------------------------------------------------------
     // Segment streams after HC: index p < PORTS for ports, PORTS + d for host d.
@@ -265,14 +281,24 @@ module fastpath_node #(
                 wire        mac_tvalid, mac_tlast;
                 wire [0:0]  mac_tuser, mac_tkeep;
                 wire [63:0] mac_ts;
+                wire        rx_clk = gmii_rx_clk[gp];
+                wire        rx_rst;
+                wire [20:0] rx_8ns;
+                sync_reset #(.STAGES(2)) u_rx_rst (.clk(rx_clk), .rst_in(port_rst), .rst_out(rx_rst));
+                sync_gray #(.WIDTH(21), .STAGES(2)) u_rx_time (
+                    .src_clk(port_clk), .src_rst(port_rst), .src_count(now_8ns),
+                    .dst_clk(rx_clk), .dst_rst(rx_rst), .dst_count(rx_8ns)
+                );
+                wire [20:0] rx_8ns_now = rx_8ns + RX_TIME_LAG;
+                wire [63:0] rx_now = {24'd0, rx_8ns_now, 19'd0};
                 eth_mac_1g #(.RX_INPUT_REG(1)) u_mac (
-                    .rx_clk(port_clk), .rx_rst(port_rst), .rx_clk_en(1'b1),
+                    .rx_clk(rx_clk), .rx_rst(rx_rst), .rx_clk_en(1'b1),
                     .tx_clk(port_clk), .tx_rst(port_rst), .tx_clk_en(1'b1), .mii_select(1'b0),
                     .gmii_rxd(gmii_rxd[gp*8 +: 8]), .gmii_rx_dv(gmii_rx_dv[gp]),
                     .gmii_rx_er(gmii_rx_er[gp]),
                     .gmii_txd(gmii_txd[gp*8 +: 8]), .gmii_tx_en(gmii_tx_en[gp]),
                     .gmii_tx_er(gmii_tx_er[gp]),
-                    .rx_ts_now(now), .tx_ts_now(now),
+                    .rx_ts_now(rx_now), .tx_ts_now(now),
                     .m_axis_tdata(mac_tdata), .m_axis_tkeep(mac_tkeep), .m_axis_tvalid(mac_tvalid),
                     .m_axis_tlast(mac_tlast), .m_axis_tuser(mac_tuser), .m_axis_ts(mac_ts),
                     .s_axis_tdata(tx_tdata[gp*8 +: 8]), .s_axis_tkeep(1'b1),
@@ -289,7 +315,7 @@ module fastpath_node #(
                 );
                 node_rxf #(.IN_BYTES(1), .SEG_BYTES(SEG_BYTES), .FIFO_SEGS(8), .MAX_BYTES(MAX_BYTES),
                            .ASYNC(1), .BACKPRESSURE(0)) u_rxf (
-                    .in_clk(port_clk), .in_rst(port_rst), .clk(clk), .rst(rst),
+                    .in_clk(rx_clk), .in_rst(rx_rst), .clk(clk), .rst(rst),
                     .s_axis_tdata(mac_tdata), .s_axis_tkeep(mac_tkeep), .s_axis_tvalid(mac_tvalid),
                     .s_axis_tready(), .s_axis_tlast(mac_tlast), .s_axis_tuser(mac_tuser),
                     .s_axis_ts(mac_ts),

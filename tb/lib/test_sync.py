@@ -1,12 +1,12 @@
-"""sync_level, sync_pulse, sync_reset: exact latency in edges of the destination clock, random
+"""sync_level, sync_pulse, sync_reset, sync_gray: exact latency in edges of the destination clock, random
 stimulus against Python models, with unrelated clocks at a random phase.
 
 Inputs are changed in the middle of a clock cycle ("well away from the edge"), so the edge that
 first samples a change is never ambiguous. Times are in ps; `Edges` keeps each clock's rising
 edge times so that "the n-th edge after time t" can be looked up exactly.
 
-Clocks: $SYNC_CLOCKS = "a,b" in ns; sync_level and sync_reset use a, sync_pulse uses a for
-src_clk and b for dst_clk.
+Clocks: $SYNC_CLOCKS = "a,b" in ns; sync_level and sync_reset use a, sync_pulse and sync_gray use
+a for src_clk and b for dst_clk.
 """
 import bisect
 import math
@@ -424,3 +424,75 @@ def test_sync_pulse(stages, clocks):
 def test_sync_reset(stages, clock):
     runner.run("sync_reset", __name__, {"STAGES": stages},
                testcase=["reset_assert_and_release", "reset_glitch"], env={"SYNC_CLOCKS": f"{clock},{clock}"})
+
+
+# ------------------------------------------------------------------------------------ sync_gray
+
+
+@cocotb.test()
+async def gray_follows(dut):
+    """A count that steps by 0 or +1 per src cycle (mid-cycle, with runs of steps every cycle
+    and wrap-arounds) reaches dst_count exactly: after dst edge k it shows the count the src edge
+    before dst edge k - STAGES sampled (1 src edge + STAGES + 1 dst edges), for every dst edge;
+    so it never runs ahead of the source and never shows a value the count did not hold."""
+    r = rng()
+    stages, width = params()["STAGES"], params()["WIDTH"]
+    ts, td = periods_ps()
+    mask = (1 << width) - 1
+    dut.src_rst.value = 1
+    dut.dst_rst.value = 1
+    dut.src_count.value = 0
+    src_edges, dst_edges = Edges(dut.src_clk), Edges(dut.dst_clk)
+    await start_clock(dut.src_clk, ts, r, phase=False)
+    await start_clock(dut.dst_clk, td, r, other=ts)
+    await Timer(4 * max(ts, td), unit="ps")
+    await RisingEdge(dut.src_clk)
+    dut.src_rst.value = 0
+    await RisingEdge(dut.dst_clk)
+    dut.dst_rst.value = 0
+
+    sampled = []          # (src edge time, count it sampled)
+    shown = []            # (dst edge time, dst_count after it)
+
+    def src(t_edge):
+        sampled.append((t_edge, int(dut.src_count.value)))
+
+    async def dst():
+        while True:
+            await RisingEdge(dut.dst_clk)
+            await ReadOnly()
+            shown.append((now_ps(), int(dut.dst_count.value)))
+
+    cocotb.start_soon(before_edges(dut.src_clk, ts, src))
+    cocotb.start_soon(dst())
+    count = mask - 40     # wraps around during the test
+    for _ in range(1500):
+        await mid_cycle(dut.src_clk, ts)
+        if r.random() < 0.7:
+            count = (count + 1) & mask
+            dut.src_count.value = count
+    for _ in range(stages + 4):
+        await RisingEdge(dut.dst_clk)
+    await ReadOnly()
+    t_src = [t for t, _ in sampled]
+    checked = 0
+    for k, (t_dst, v) in enumerate(shown):
+        if t_dst < dst_edges.times[0] + (stages + 3) * td or t_dst <= sampled[0][0] + (stages + 2) * td:
+            continue  # the pipeline still holds values from before the first recorded sample
+        ref = dst_edges.times[dst_edges.times.index(t_dst) - stages]
+        i = bisect.bisect_left(t_src, ref) - 1          # the last src edge strictly before it
+        assert v == sampled[i][1], f"dst edge {t_dst} ps: {v}, expected {sampled[i][1]}"
+        checked += 1
+    assert checked > 0.9 * len(shown) > 500
+    assert shown[-1][1] == count
+
+
+@pytest.mark.parametrize("stages,width,clocks", [
+    (2, 21, "8.0,8.0"),     # the node's port time into an RX clock of the same frequency
+    (2, 8, "8.0,7.9"),      # a faster destination (a wrapping 8-bit count)
+    (2, 12, "4.0,10.0"),    # a slower destination: steps of several counts
+    (3, 16, "10.0,4.0"),
+])
+def test_sync_gray(stages, width, clocks):
+    runner.run("sync_gray", __name__, {"STAGES": stages, "WIDTH": width},
+               testcase=["gray_follows"], env={"SYNC_CLOCKS": clocks})

@@ -1,13 +1,15 @@
 """fastpath_node, the whole node, with real bus models: cocotbext-eth GMII sources and sinks on
 the ports (port_clk 125 MHz), cocotbext-axi AXI4-Lite on the registers and AXI4-Stream on the
-host ports (clk 200 MHz). PORTS = 4, SEGMENTS = 256 to keep it fast.
+host ports (clk 200 MHz). PORTS = 4, SEGMENTS = 256 to keep it fast. The ports' RX clocks
+(gmii_rx_clk) run at 125 MHz half a cycle after port_clk (RX_PHASE_NS): the SFD stamps cross
+from the port clock's timebase into them (tests/test_node.py also runs drifting RX clocks).
 
 Checked against the reference model (fastpath.models.node): learning then unicast, broadcast
 flooding, VLANs (an access port, a trunk: tag inserted and stripped), a link-local frame to the
 host and a frame from the host, a bad-FCS multi-segment frame leaving stomped and counted, the
 register block (id, build, counters, buf_status.free == SEGMENTS afterwards: nothing leaked),
 and the exact cut-through latency (release_ns + 11 port cycles, node_budget.TAIL_PORT_CYCLES,
-whatever the frame size).
+plus the 4 ns from the RX edge to the next port_clk edge, whatever the frame size).
 
 The node's ports are packed vectors (gmii_rxd[PORTS*8-1:0], s_host_axis_tdata[2*64-1:0], ...);
 the bus models take one port each through `Slice` views of those vectors.
@@ -36,6 +38,7 @@ PORTS = 4
 SEGMENTS = 256
 SEG_BYTES = 64
 PORT_NS = 8
+RX_PHASE_NS = 4         # gmii_rx_clk rises at port_clk's falling edge
 RELEASE_NS = node_budget.release_ns(64, 200.0)   # the budget's worst case (904 ns)
 RM = regs.load("node")
 ETHERTYPE = 0x88B5
@@ -146,6 +149,7 @@ class Bench:
         dut = self.dut
         cocotb.start_soon(Clock(dut.clk, 5, unit="ns").start())
         cocotb.start_soon(Clock(dut.port_clk, PORT_NS, unit="ns").start())
+        cocotb.start_soon(self._rx_clocks())
         dut.rst.value = 1
         dut.port_rst.value = 1
         await ClockCycles(dut.port_clk, 20)
@@ -155,23 +159,39 @@ class Bench:
         # the buffer's free list fills one segment per cycle after reset
         await ClockCycles(dut.clk, SEGMENTS + 50)
 
+    async def _rx_clocks(self):
+        """Every port's gmii_rx_clk: port_clk inverted (rising at its falling edge). The GMII
+        sources change the RX pins at port_clk's rising edge, half a cycle before the RX MAC
+        samples them."""
+        dut = self.dut
+        ones = (1 << PORTS) - 1
+        dut.gmii_rx_clk.value = 0
+        while True:
+            await FallingEdge(dut.port_clk)
+            dut.gmii_rx_clk.value = ones
+            await RisingEdge(dut.port_clk)
+            dut.gmii_rx_clk.value = 0
+
     async def _pins(self):
-        """SFD times at the pins, measured as the harness does: the rising port_clk edge at which
-        the receiver (the node's RX MAC, or a PHY on the TX pins) samples the 0xD5 byte. Read at
-        the falling edge, when the pins are stable; the sampling edge is 4 ns later."""
+        """SFD times at the pins, measured as the harness does: the rising clock edge at which
+        the receiver (the node's RX MAC on gmii_rx_clk, or a PHY on the TX pins on port_clk)
+        samples the 0xD5 byte. Read at port_clk's falling edge, when the pins are stable: that is
+        the RX sampling edge; the TX one is 4 ns later."""
         dut = self.dut
         rx_in = [False] * PORTS
         tx_in = [False] * PORTS
         while True:
             await FallingEdge(dut.port_clk)
-            t = get_sim_time(unit="ns") + PORT_NS / 2
+            t_rx = get_sim_time(unit="ns")
+            t_tx = t_rx + PORT_NS / 2
             try:
                 rxd, rdv = int(dut.gmii_rxd.value), int(dut.gmii_rx_dv.value)
                 txd, ten = int(dut.gmii_txd.value), int(dut.gmii_tx_en.value)
             except ValueError:
                 continue
             for p in range(PORTS):
-                for d, en, state, log in ((rxd, rdv, rx_in, self.rx_sfd), (txd, ten, tx_in, self.tx_sfd)):
+                for d, en, state, log, t in ((rxd, rdv, rx_in, self.rx_sfd, t_rx),
+                                             (txd, ten, tx_in, self.tx_sfd, t_tx)):
                     if not (en >> p) & 1:
                         state[p] = False
                     elif not state[p] and (d >> (8 * p)) & 0xFF == 0xD5:
@@ -323,11 +343,13 @@ async def switching(dut):
 @cocotb.test()
 async def cut_through_latency(dut):
     """With release_ns = R, a frame's SFD leaves its output exactly R + 11 port cycles
-    (node_budget.TAIL_PORT_CYCLES) after its SFD was sampled at the input, for short and long
-    frames alike, and for two values of R.
+    (node_budget.TAIL_PORT_CYCLES) + 4 ns after its SFD was sampled at the input, for short and
+    long frames alike, and for two values of R.
 
-    Where the 11 cycles come from (E0 = the port_clk edge at which the RX MAC's input flop
-    samples the SFD): the MAC stamps the frame with `now` = time of E0; the TX FIFO's release
+    Where the 11 cycles come from (E0 = the first port_clk edge at or after the gmii_rx_clk edge
+    at which the RX MAC's input flop samples the SFD: PORT_NS - RX_PHASE_NS = 4 ns later): the
+    MAC stamps the frame with the time of E0 (the timebase crossed into the RX clock in Gray
+    code, compensated for the crossing's latency: docs/node.md, Clocks); the TX FIFO's release
     rule (now - ts >= R) is first true in the cycle after E(R/8); the TX FIFO registers that
     comparison at the next edge (1) and its first byte at the edge after (1); the TX MAC samples that tvalid at the edge after (1); the MAC
     launches the SFD 7 cycles later (7); the PHY samples it at the next edge (1). The datapath
@@ -353,7 +375,7 @@ async def cut_through_latency(dut):
             lat[rel, size] = b.tx_sfd[1][-1] - b.rx_sfd[0][-1]
             await b.idle(2)
     for (rel, size), v in lat.items():
-        assert v == rel + node_budget.TAIL_PORT_CYCLES * PORT_NS, lat
+        assert v == rel + node_budget.TAIL_PORT_CYCLES * PORT_NS + (PORT_NS - RX_PHASE_NS), lat
     assert RM.decode("buf_status", await b.regs.read("buf_status"))["free"] == SEGMENTS
 
 

@@ -6,11 +6,13 @@
 //
 // Script (text, one command per line, '#' comments):
 //   clk_ps P            datapath clock period (default 5000: 200 MHz); port clock is 8000 (125 MHz)
+//   rxclk PORT P PH     PORT's RX clock (gmii_rx_clk) runs on its own: period P ps, first rising
+//                       edge at PH ps (0 < PH); without it the port's RX clock is port_clk itself
 //   end_ps T            stop at this time at the latest
 //   drain_ps D          stop once every frame is sent and no pin has moved for D (default 20 us)
 //   w ADDR DATA         AXI4-Lite write (hex), played in order after reset, before any frame
 //   f PORT T FLAGS HEX  frame on PORT's RX pins (bytes without preamble and FCS): preamble, SFD,
-//                       the bytes, the FCS; it starts at the first port clock edge >= T ps that
+//                       the bytes, the FCS; it starts at the first RX clock edge >= T ps that
 //                       respects a 12-byte gap after the port's previous frame. FLAGS bit 0: a
 //                       wrong FCS; bit 1: gmii_rx_er in the middle of the frame.
 //   r ADDR              AXI4-Lite read at the end (after draining)
@@ -27,8 +29,8 @@
 //   trd ADDR DATA T_PS         a timed read (R) and when its data came back
 //   end T_PS CYCLES            when it stopped, datapath cycles simulated
 //
-// "Sampled" is the rising port clock edge at which the receiving side (the node's RX MAC, or a
-// PHY on the TX pins) takes the byte in: RX and TX times are measured the same way, so TX - RX
+// "Sampled" is the rising clock edge (the port's RX clock; port_clk on the TX pins) at which the
+// receiving side (the node's RX MAC, or a PHY on the TX pins) takes the byte in: RX and TX times are measured the same way, so TX - RX
 // is the latency at the pins (RFC 1242 for cut-through: first bit in to first bit out, at SFD).
 #include <cstdint>
 #include <cstdio>
@@ -99,6 +101,11 @@ struct RxPort {  // what the harness sends into the node
     int idx = 0;
 };
 
+struct RxClock {  // a port's own RX clock (rxclk); otherwise the port's RX runs on port_clk
+    bool own = false, hi = false;
+    uint64_t per = 0, next = 0;   // period, next toggle time (ps); high for per / 2 of it
+};
+
 struct TxPort {  // what comes out of the node
     bool in = false, sfd = false, er = false;
     uint64_t sfd_ps = 0;
@@ -135,6 +142,7 @@ int main(int argc, char** argv) {
     struct Timed { uint64_t t; bool write; uint32_t addr, data; };
     std::vector<Timed> timed;
     std::vector<RxPort> rx(PORTS);
+    std::vector<RxClock> rxc(PORTS);
     std::vector<TxPort> tx(PORTS);
     size_t frames_total = 0;
     {
@@ -150,6 +158,15 @@ int main(int argc, char** argv) {
             if (c == "clk_ps") sscanf(l.c_str(), "%*s %llu", &a), clk_ps = a;
             else if (c == "end_ps") sscanf(l.c_str(), "%*s %llu", &a), end_ps = a;
             else if (c == "drain_ps") sscanf(l.c_str(), "%*s %llu", &a), drain_ps = a;
+            else if (c == "rxclk") {
+                int port; unsigned long long per, ph;
+                if (sscanf(l.c_str(), "%*s %d %llu %llu", &port, &per, &ph) != 3 || port < 0 || port >= PORTS ||
+                    per < 2 || ph == 0) {
+                    fprintf(stderr, "bad line: %s\n", l.c_str());
+                    return 2;
+                }
+                rxc[port] = RxClock{true, false, per, ph};
+            }
             else if (c == "w") sscanf(l.c_str(), "%*s %llx %llx", &a, &b), writes.push_back({(uint32_t)a, (uint32_t)b});
             else if (c == "r") sscanf(l.c_str(), "%*s %llx", &a), reads.push_back((uint32_t)a);
             else if (c == "W" || c == "R") {
@@ -180,7 +197,7 @@ int main(int argc, char** argv) {
     ctx->commandArgs(argc, argv);
     auto top = std::make_unique<Vfastpath_node>(ctx.get());
 
-    // Two clocks; their edges are scheduled explicitly (next toggle time of each).
+    // The clocks' edges are scheduled explicitly (next toggle time of each).
     uint64_t now = 0;
     bool clk_hi = false, port_hi = false;
     uint64_t cycles = 0, last_activity = 0;
@@ -201,10 +218,14 @@ int main(int argc, char** argv) {
 
     // Explicit edge scheduler.
     uint64_t nclk = clk_ps / 2, nport = PORT_PS / 2;  // next toggle times
+    std::vector<bool> do_rx(PORTS);
     while (true) {
         now = nclk < nport ? nclk : nport;
+        for (int p = 0; p < PORTS; p++)
+            if (rxc[p].own && rxc[p].next < now) now = rxc[p].next;
         ctx->time(now);
         bool do_clk = (now == nclk), do_port = (now == nport);
+        for (int p = 0; p < PORTS; p++) do_rx[p] = rxc[p].own && rxc[p].next == now;
         // AXI4-Lite handshakes complete at this rising edge if valid and ready are both high
         // just before it (the inputs settled at the falling edge)
         bool aw_fire = false, w_fire = false, b_fire = false, ar_fire = false, r_fire = false;
@@ -219,6 +240,13 @@ int main(int argc, char** argv) {
         }
         if (do_clk) { clk_hi = !clk_hi; top->clk = clk_hi; nclk += clk_ps / 2; }
         if (do_port) { port_hi = !port_hi; top->port_clk = port_hi; nport += PORT_PS / 2; }
+        for (int p = 0; p < PORTS; p++) {
+            if (do_rx[p]) {
+                rxc[p].hi = !rxc[p].hi;
+                rxc[p].next += rxc[p].hi ? rxc[p].per / 2 : rxc[p].per - rxc[p].per / 2;
+            }
+            set_bits(top->gmii_rx_clk, p, 1, rxc[p].own ? rxc[p].hi : port_hi);
+        }
         top->eval();
 
         if (do_clk && clk_hi) {
@@ -325,9 +353,13 @@ int main(int argc, char** argv) {
                 }
             }
         }
-        if (do_port && !port_hi) {
-            // RX pins: set what the node samples at the next rising edge
+        {
+            // RX pins: at the falling edge of the port's RX clock, set what the node samples at
+            // the next rising edge (half a period later)
             for (int p = 0; p < PORTS; p++) {
+                bool fall = rxc[p].own ? (do_rx[p] && !rxc[p].hi) : (do_port && !port_hi);
+                if (!fall) continue;
+                const uint64_t half = rxc[p].own ? rxc[p].per - rxc[p].per / 2 : PORT_PS / 2;  // to the next rise
                 RxPort& r = rx[p];
                 uint8_t d = 0;
                 bool dv = false, er = false;
@@ -335,12 +367,12 @@ int main(int argc, char** argv) {
                     d = r.wire[r.pos];
                     dv = true;
                     er = r.er_at && r.pos == r.er_pos;
-                    if (r.pos == 7) fprintf(out, "rx %d %d %llu\n", p, r.idx - 1, (unsigned long long)(now + PORT_PS / 2));
+                    if (r.pos == 7) fprintf(out, "rx %d %d %llu\n", p, r.idx - 1, (unsigned long long)(now + half));
                     if (++r.pos == r.wire.size()) r.gap = 12;
                     last_activity = now;
                 } else if (r.gap > 0) {
                     r.gap--;
-                } else if (writes_done && !r.q.empty() && r.q.front().t <= now + PORT_PS / 2) {
+                } else if (writes_done && !r.q.empty() && r.q.front().t <= now + half) {
                     Frame f = std::move(r.q.front());
                     r.q.pop_front();
                     r.wire.assign(7, 0x55);
