@@ -47,9 +47,12 @@
 // Throughput: one segment per cycle, except that a first segment waits (s_axis_tready low) until
 //             the table takes its request (l2_req_ready: one slot every 3 cycles with the default
 //             table), so first segments closer than that are spaced out. Backpressure from
-//             m_axis stalls the whole pipeline (s_axis_tready follows m_axis_tready
-//             combinationally; the m_axis outputs are registered).
-// tready:     depends on s_axis_tuser (first) and l2_req_ready as well as on m_axis_tready.
+//             m_axis stalls the whole pipeline a cycle later: the segment m_axis did not take
+//             waits in a skid register, and the pipeline advances while that register is empty
+//             (a flip-flop), so no path runs from m_axis_tready to s_axis_tready, the table
+//             request or the pipeline's enables. m_axis comes from the output register or the
+//             skid register (a 2:1 select by a flip-flop).
+// tready:     depends on s_axis_tuser (first) and l2_req_ready, not on m_axis_tready.
 // Bad input:  segments of a frame whose first segment never came take the source's last decision.
 // Parameters: PORTS 1..16, SEG_BYTES 32 or 64, DP_INDEX 0..1 (documents the host port
 //             PORTS + DP_INDEX; any src_port >= PORTS is treated as the host), VLANS 1..64.
@@ -214,9 +217,9 @@ module node_rxproc #(
                      link_local ? C_LINK_LOCAL :
                      (!host && cfg_host_unknown && !known_et) ? C_HOST_ONLY : C_FWD;
 
-    // ---- handshakes: the whole pipeline advances together -----------------------------------
-    reg  out_valid_q;
-    wire adv = !out_valid_q || m_axis_tready;
+    // ---- handshakes: the whole pipeline advances together, while the skid register is empty --
+    reg  out_valid_q, skid_valid_q;
+    wire adv = !skid_valid_q;
 
     assign s_axis_tready = adv && (!s_first || l2_req_ready);
     assign l2_req_valid = s_axis_tvalid && s_first && adv;
@@ -392,20 +395,29 @@ module node_rxproc #(
         new_hdr[`NOC_REASON] = o_reason;
     end
 
-    // ---- output register ---------------------------------------------------------------------
-    reg [SW-1:0] out_q;
+    // ---- output register and skid register ----------------------------------------------------
+    // A segment offered from out_q and not taken moves to skid_q while the pipeline advances
+    // (out_q takes the next one); while skid_q holds it, m_axis shows skid_q and the pipeline
+    // stands still. Order is kept: skid_q is always the older of the two.
+    reg [SW-1:0] out_q, skid_q;
     always @(posedge clk) begin
         if (adv) begin
             out_q <= {seg[SW-1:`NOC_W], new_hdr};
             out_valid_q <= st_valid[D];
         end
+        if (!skid_valid_q) skid_q <= out_q;
         if (rst) begin
             out_valid_q <= 1'b0;
+            skid_valid_q <= 1'b0;
+        end else if (!skid_valid_q) begin
+            skid_valid_q <= out_valid_q && !m_axis_tready;
+        end else if (m_axis_tready) begin
+            skid_valid_q <= 1'b0;
         end
     end
 
-    assign {m_axis_tdata, m_axis_tkeep, m_axis_tlast, m_axis_tuser} = out_q;
-    assign m_axis_tvalid = out_valid_q;
+    assign {m_axis_tdata, m_axis_tkeep, m_axis_tlast, m_axis_tuser} = skid_valid_q ? skid_q : out_q;
+    assign m_axis_tvalid = skid_valid_q || out_valid_q;
 
 endmodule
 
