@@ -295,7 +295,8 @@ def test_random_traffic(request, seed, seg):
 # ---- independent RX clocks -----------------------------------------------------------------------
 
 # Port 0's RX clock 125 ppm slow, port 1's 125 ppm fast (each beyond 802.3's +-100 ppm), port 2's
-# at 125 MHz but 3 ns after port_clk; port 3 receives on port_clk itself.
+# at 125 MHz with its edges 7 ns after port_clk's (rising at 3,000 + 8,000 k ps; port_clk at
+# 4,000 + 8,000 k); port 3 receives on port_clk itself.
 RX_CLOCKS = {0: (8001, 1234), 1: (7999, 4321), 2: (8000, 3000)}
 
 

@@ -14,9 +14,11 @@
 // Throughput: follows a count that steps every source cycle, with the destination at any
 //             frequency: a slower destination sees steps of more than one, never a wrong value.
 // Bad input:  a src_count that steps by more than one in a cycle can be sampled as a value it
-//             never held (the caller's contract above); nothing else.
+//             never held (the caller's contract above). A reset of the source alone is such a
+//             step (the Gray register jumps to 0): hold the destination in reset across it, or
+//             reset the source only while its count is 0.
 // Resets:     src_rst and dst_rst synchronous to their clocks; dst_count is 0 while dst_rst is
-//             high and takes up the source's count STAGES + 2 cycles after it falls.
+//             high and shows the source's count from the (STAGES + 1)-th edge after it falls.
 // Parameters: WIDTH 2..64, STAGES 2..4.
 `default_nettype none
 

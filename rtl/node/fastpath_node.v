@@ -15,9 +15,11 @@
 //   the timebase); gmii_rx_clk[p] (125 MHz, port p's receive clock from its PHY; tie to
 //   port_clk where the PHYs' RX clocks are locked to it). The timebase crosses into each RX
 //   domain in Gray code (sync_gray), compensated by its latency with one clock: exact when
-//   gmii_rx_clk[p] is port_clk, else an SFD stamp is off by less than one port_clk period
-//   either way. s_host_axis, m_host_axis and s_axil are in clk. port_rst resets the RX
-//   domains too (through sync_reset).
+//   gmii_rx_clk[p] is port_clk, else the SFD stamp is the time of the first port_clk edge at or
+//   after the RX edge (0 to 8 ns late; up to 8 ns early if a synchronizer flop goes
+//   metastable). s_host_axis, m_host_axis and s_axil are in clk. port_rst resets the RX
+//   domains too (through sync_reset); with an RX clock stopped, that port's RX side and the
+//   far sides of its crossings stay in reset until the clock runs again.
 // Latency (SFD sampled at an RX pin -> SFD sampled at a TX pin), cut-through: the frame starts on
 //   its output cfg release_ns after its RX SFD time (once its first segment has arrived), plus
 //   the TX MAC's 7 cycles and the crossings of the SFD timestamp: docs/node.md gives the
@@ -282,9 +284,21 @@ module fastpath_node #(
                 wire [0:0]  mac_tuser, mac_tkeep;
                 wire [63:0] mac_ts;
                 wire        rx_clk = gmii_rx_clk[gp];
-                wire        rx_rst;
                 wire [20:0] rx_8ns;
+                // rx_rst: the RX domain's reset. It asserts at once and releases 2 RX clock edges
+                // after port_rst, so it stays high while the RX clock is stopped. The far sides
+                // of the crossings out of the RX domain (node_rxf's clk side, the MAC's pause
+                // crossing into its TX) take it too, released in their own clocks: they leave
+                // reset only after the RX side has really been reset, even if the PHY's RX clock
+                // stopped during port_rst (axis_async_fifo's reset rule).
+                /* verilator lint_off SYNCASYNCNET */
+                wire        rx_rst;
+                /* verilator lint_on SYNCASYNCNET */
+                wire        rxf_rst, mac_tx_rst;
                 sync_reset #(.STAGES(2)) u_rx_rst (.clk(rx_clk), .rst_in(port_rst), .rst_out(rx_rst));
+                sync_reset #(.STAGES(2)) u_rxf_rst (.clk(clk), .rst_in(rst || rx_rst), .rst_out(rxf_rst));
+                sync_reset #(.STAGES(2)) u_tx_rst (.clk(port_clk), .rst_in(port_rst || rx_rst),
+                                                   .rst_out(mac_tx_rst));
                 sync_gray #(.WIDTH(21), .STAGES(2)) u_rx_time (
                     .src_clk(port_clk), .src_rst(port_rst), .src_count(now_8ns),
                     .dst_clk(rx_clk), .dst_rst(rx_rst), .dst_count(rx_8ns)
@@ -293,7 +307,7 @@ module fastpath_node #(
                 wire [63:0] rx_now = {24'd0, rx_8ns_now, 19'd0};
                 eth_mac_1g #(.RX_INPUT_REG(1)) u_mac (
                     .rx_clk(rx_clk), .rx_rst(rx_rst), .rx_clk_en(1'b1),
-                    .tx_clk(port_clk), .tx_rst(port_rst), .tx_clk_en(1'b1), .mii_select(1'b0),
+                    .tx_clk(port_clk), .tx_rst(mac_tx_rst), .tx_clk_en(1'b1), .mii_select(1'b0),
                     .gmii_rxd(gmii_rxd[gp*8 +: 8]), .gmii_rx_dv(gmii_rx_dv[gp]),
                     .gmii_rx_er(gmii_rx_er[gp]),
                     .gmii_txd(gmii_txd[gp*8 +: 8]), .gmii_tx_en(gmii_tx_en[gp]),
@@ -315,7 +329,7 @@ module fastpath_node #(
                 );
                 node_rxf #(.IN_BYTES(1), .SEG_BYTES(SEG_BYTES), .FIFO_SEGS(8), .MAX_BYTES(MAX_BYTES),
                            .ASYNC(1), .BACKPRESSURE(0)) u_rxf (
-                    .in_clk(rx_clk), .in_rst(rx_rst), .clk(clk), .rst(rst),
+                    .in_clk(rx_clk), .in_rst(rx_rst), .clk(clk), .rst(rxf_rst),
                     .s_axis_tdata(mac_tdata), .s_axis_tkeep(mac_tkeep), .s_axis_tvalid(mac_tvalid),
                     .s_axis_tready(), .s_axis_tlast(mac_tlast), .s_axis_tuser(mac_tuser),
                     .s_axis_ts(mac_ts),

@@ -48,9 +48,9 @@
 //             the table takes its request (l2_req_ready: one slot every 3 cycles with the default
 //             table), so first segments closer than that are spaced out. Backpressure from
 //             m_axis stalls the whole pipeline a cycle later: the segment m_axis did not take
-//             waits in a skid register, and the pipeline advances while that register is empty
-//             (a flip-flop), so no path runs from m_axis_tready to s_axis_tready, the table
-//             request or the pipeline's enables. m_axis comes from the output register or the
+//             waits in a skid register, and the pipeline advances while that register or the
+//             output register is empty (flip-flops), so no path runs from m_axis_tready to
+//             s_axis_tready, the table request or the pipeline's enables. m_axis comes from the output register or the
 //             skid register (a 2:1 select by a flip-flop).
 // tready:     depends on s_axis_tuser (first) and l2_req_ready, not on m_axis_tready.
 // Bad input:  segments of a frame whose first segment never came take the source's last decision.
@@ -217,9 +217,10 @@ module node_rxproc #(
                      link_local ? C_LINK_LOCAL :
                      (!host && cfg_host_unknown && !known_et) ? C_HOST_ONLY : C_FWD;
 
-    // ---- handshakes: the whole pipeline advances together, while the skid register is empty --
+    // ---- handshakes: the whole pipeline advances together, while the skid or output register is
+    // empty
     reg  out_valid_q, skid_valid_q;
-    wire adv = !skid_valid_q;
+    wire adv = !skid_valid_q || !out_valid_q;
 
     assign s_axis_tready = adv && (!s_first || l2_req_ready);
     assign l2_req_valid = s_axis_tvalid && s_first && adv;

@@ -68,12 +68,9 @@
 //   merge when OUT_BYTES > 1); input one segment per clk cycle while there is room.
 // Output handshake: m_axis comes from the output register, or from a skid register holding the
 //   beat m_axis did not take while the output register loaded the next one (a 2:1 select by a
-//   flip-flop); the serializer and the FIFO pop advance while the skid register is empty, so no
+//   flip-flop); the serializer and the FIFO pop advance while either register is empty, so no
 //   path runs from m_axis_tready to them (m_axis_tready reaches only the skid flag and the
-//   underrun test). A sink that drops tready in the middle of a frame, just as the FIFO is
-//   empty, can see one idle beat after the skid register drains, without an underrun being
-//   counted (harmless on AXI4-Stream; the GMII MAC drops tready only before a frame's first
-//   byte, when the first segment still has bytes to load).
+//   underrun test). Same beats, order and underrun rule as without the skid register.
 // Resets: rst (clk) and out_rst (out_clk), both together (see axis_async_fifo). ASYNC = 0:
 //   the read side runs on clk and rst; out_clk and out_rst are not used, and now_ns is in clk.
 // Parameters: SEG_BYTES 32 or 64; OUT_BYTES 1 or 8; ASYNC 0 or 1; FIFO_SEGS a power of two
@@ -311,11 +308,13 @@ module node_txf #(
                                                : (h_host || rel0_q || (rel_q && head_same_q));
     wire          start    = !busy_q && h_valid && h_first && go;
     wire          orphan   = !busy_q && h_valid && !h_first;
-    // The output register may load while the skid register is empty (a flip-flop: no path from
-    // m_axis_tready to the FIFO pop or the serializer); a beat it holds that m_axis does not take
-    // moves to the skid register.
-    wire          out_free = !sk_valid_q;
-    wire          m_free   = !m_valid_q || m_axis_tready;   // the output register empties now
+    // The output register may load while it or the skid register is empty (flip-flops: no path
+    // from m_axis_tready to the FIFO pop or the serializer); a beat it holds that m_axis does not
+    // take moves to the skid register when that is empty.
+    wire          out_free = !sk_valid_q || !m_valid_q;
+    // m_axis has nothing to show next cycle unless the output register loads now: the skid
+    // register drains (or is empty) and the output register empties (or is empty)
+    wire          drains   = sk_valid_q ? (m_axis_tready && !m_valid_q) : (!m_valid_q || m_axis_tready);
     wire          step     = out_free && h_valid && (busy_q || start);
     wire [7:0]    rem      = {1'b0, h_bytes} - {1'b0, pos_q};
     wire [7:0]    need     = OB - {4'd0, cnt};
@@ -333,8 +332,8 @@ module node_txf #(
     // the next byte when the segment does not end here (OUT_BYTES = 1: pos_q + 1, registered)
     wire [6:0]    pos_next = (OUT_BYTES > 1) ? pos_q + take[6:0] : pos_p1_q[6:0];
     wire [OUT_BYTES-1:0] fill_keep = (OUT_BYTES > 1) ? keep_of(fill) : {OUT_BYTES{1'b1}};
-    // m_axis runs dry: both registers empty now and nothing to load
-    wire          underrun = busy_q && !h_valid && out_free && m_free && !under_q;
+    // m_axis runs dry: both registers empty next cycle and nothing to load
+    wire          underrun = busy_q && !h_valid && drains && !under_q;
 
     assign h_ready = (step && fits) || orphan;
 
@@ -367,6 +366,8 @@ module node_txf #(
         end else begin
             if (out_free) begin
                 m_valid_q <= step && emit;
+            end
+            if (!sk_valid_q) begin
                 sk_valid_q <= m_valid_q && !m_axis_tready;
             end else if (m_axis_tready) begin
                 sk_valid_q <= 1'b0;
@@ -401,7 +402,7 @@ module node_txf #(
     end
 
     always @(posedge rd_clk) begin
-        if (out_free) begin
+        if (!sk_valid_q) begin
             sk_data_q <= m_data_q;
             sk_keep_q <= m_keep_q;
             sk_last_q <= m_last_q;

@@ -142,6 +142,7 @@ class Bench:
             self.host_src.append(HostSource(s, dut.clk, dut.rst))
             self.host_sink.append(AxiStreamSink(m, dut.clk, dut.rst))
         self.regs = regs.RegClient(RM, AxiLiteMaster(AxiLiteBus.from_prefix(dut, "s_axil"), dut.clk, dut.rst))
+        self.rx_clock_run = True
         self.rx_sfd = {p: [] for p in range(PORTS)}    # SFD sampling times (ns) at the RX pins
         self.tx_sfd = {p: [] for p in range(PORTS)}    # and at the TX pins (a PHY's sampling edge)
 
@@ -162,13 +163,14 @@ class Bench:
     async def _rx_clocks(self):
         """Every port's gmii_rx_clk: port_clk inverted (rising at its falling edge). The GMII
         sources change the RX pins at port_clk's rising edge, half a cycle before the RX MAC
-        samples them."""
+        samples them. `rx_clock_run` = False stops them (low), as a PHY may."""
         dut = self.dut
         ones = (1 << PORTS) - 1
         dut.gmii_rx_clk.value = 0
         while True:
             await FallingEdge(dut.port_clk)
-            dut.gmii_rx_clk.value = ones
+            if self.rx_clock_run:
+                dut.gmii_rx_clk.value = ones
             await RisingEdge(dut.port_clk)
             dut.gmii_rx_clk.value = 0
 
@@ -396,6 +398,56 @@ async def bad_frame_counted(dut):
     assert not g.check_fcs() and bytes(g.get_payload()) == f      # stomped: right
     await b.idle(3)
     assert await b.regs.read("drops_count", 1) + await b.regs.read("drops_count", 2) == 1
+
+
+@cocotb.test()
+async def reset_with_rx_clock_stopped(dut):
+    """The PHYs' RX clocks stop, the node is reset, and they run again only later: the RX side of
+    each port is reset when its clock returns, and the datapath side of its crossings stays in
+    reset until then (fastpath_node: rx_rst), so nothing of the frames received before the reset
+    comes out again, and no undefined segment enters the datapath. Afterwards the node switches
+    normally and the buffer is whole."""
+    b = Bench(dut)
+    await b.start()
+    await configure(b)
+    A, B = mac(0xA), mac(0xB)
+    await b.send(1, frame(BCAST, B, 60, 1))            # learn B on port 1
+    await b.idle(3)
+    for k in range(3):                                  # the RX FIFOs' pointers move on
+        await b.send(0, frame(B, A, 300 + 100 * k, 2 + k))
+        await b.recv(1)
+    await b.idle(3)
+    for s in b.sink:
+        while not s.empty():
+            s.recv_nowait()
+    b.rx_clock_run = False
+    await ClockCycles(dut.port_clk, 10)
+    dut.rst.value = 1
+    dut.port_rst.value = 1
+    await ClockCycles(dut.port_clk, 20)
+    dut.rst.value = 0
+    dut.port_rst.value = 0
+    await ClockCycles(dut.clk, SEGMENTS + 200)         # the free list refills; RX clocks still off
+    await configure(b)
+    await ClockCycles(dut.clk, 2000)
+    assert all(s.empty() for s in b.sink), "frames came out of a node whose RX clocks are stopped"
+    b.rx_clock_run = True
+    await ClockCycles(dut.port_clk, 100)
+    await b.idle(5)
+    assert all(s.empty() for s in b.sink), "frames received before the reset came out again"
+    for p in range(PORTS):
+        assert await b.regs.read("port_rx_frames", p) == 0
+        assert await b.regs.read("port_tx_frames", p) == 0
+    for reason in range(16):
+        assert await b.regs.read("drops_count", reason) == 0, reason
+    f = frame(BCAST, A, 200, 9)                         # the table was reset too: flooded
+    await b.send(0, f)
+    for p in (1, 2):
+        g = await b.recv(p)
+        assert g.check_fcs() and bytes(g.get_payload()) == f
+    await b.idle(3)
+    assert all(s.empty() for s in b.sink)
+    assert RM.decode("buf_status", await b.regs.read("buf_status"))["free"] == SEGMENTS
 
 
 def test_fastpath_node():
