@@ -234,6 +234,24 @@ def random_frame(g: Frames, r: random.Random, src: int) -> bytes:
     return g.make(da, mac(0x100 + i), size, vid=vid if tagged else None, pcp=pcp)
 
 
+def random_rounds(g: Frames, r: random.Random, frames: list[InFrame], t: int, rounds: int,
+                  burst: int) -> int:
+    """Rounds in which every port sends a burst of 2..`burst` random frames at line rate (all
+    ports at once, so the outputs get up to 3 times their rate for a while); the next round
+    starts after twice the longest burst, when the node has caught up. Returns the end time."""
+    for _ in range(rounds):
+        longest = 0
+        for p in range(PORTS):
+            dur = 0
+            for _ in range(r.randint(2, burst)):
+                f = random_frame(g, r, p)
+                frames.append(InFrame(p, t, f))
+                dur += wire_ps(len(f))
+            longest = max(longest, dur)
+        t += 2 * longest
+    return t
+
+
 @pytest.mark.parametrize("seed,seg", [(1, 64), (2, 64), (3, 32)])
 def test_random_traffic(request, seed, seg):
     """Every port at full load in bursts: unicast after learning, floods, VLANs (access, trunk,
@@ -246,20 +264,7 @@ def test_random_traffic(request, seed, seg):
     writes, rx = vlan_config(seg)
     frames: list[InFrame] = []
     t0 = learning_phase(g, frames)
-    # rounds: every port sends a burst of 2..16 frames at line rate (all ports at once, so the
-    # outputs get up to 3 times their rate for a while), then the node catches up: the next round
-    # starts after twice the longest burst
-    t = t0
-    for _ in range(18):
-        longest = 0
-        for p in range(PORTS):
-            dur = 0
-            for _ in range(r.randint(2, 16)):
-                f = random_frame(g, r, p)
-                frames.append(InFrame(p, t, f))
-                dur += wire_ps(len(f))
-            longest = max(longest, dur)
-        t += 2 * longest
+    random_rounds(g, r, frames, t0, rounds=18, burst=16)
     res = run(harness, frames, writes)
 
     model = NodeModel(NodeCfg(ports=PORTS, seg_bytes=seg, rx=rx))
@@ -312,17 +317,7 @@ def test_rx_clocks(harness):
     writes, rx = vlan_config(64)
     rel = release_ns(harness)
     frames: list[InFrame] = []
-    t = learning_phase(g, frames)
-    for _ in range(8):
-        longest = 0
-        for p in range(PORTS):
-            dur = 0
-            for _ in range(r.randint(2, 12)):
-                f = random_frame(g, r, p)
-                frames.append(InFrame(p, t, f))
-                dur += wire_ps(len(f))
-            longest = max(longest, dur)
-        t += 2 * longest
+    t = random_rounds(g, r, frames, learning_phase(g, frames), rounds=8, burst=12)
     # then probes at a low rate: port p to the next port's first station (its VLAN's), sizes mixed
     probes = []
     dst_station = {0: 4, 1: 8, 2: 0, 3: 2}        # same VLAN, untagged on both sides

@@ -174,11 +174,13 @@ async def level_reset(dut):
 # ------------------------------------------------------------------------------------ sync_pulse
 
 
-async def pulse_setup(dut, r):
+async def two_clock_setup(dut, r, source_input: str):
+    """src_clk and dst_clk started (the second at a phase never coinciding with the first), both
+    resets applied and released, `source_input` held at 0; returns (ts, td, src_edges, dst_edges)."""
     ts, td = periods_ps()
     dut.src_rst.value = 1
     dut.dst_rst.value = 1
-    dut.src_pulse.value = 0
+    dut[source_input].value = 0
     src_edges, dst_edges = Edges(dut.src_clk), Edges(dut.dst_clk)
     await start_clock(dut.src_clk, ts, r, phase=False)
     await start_clock(dut.dst_clk, td, r, other=ts)
@@ -239,7 +241,7 @@ async def pulse_once_each(dut):
     STAGES-th dst edge after the src edge that took it."""
     r = rng()
     stages = params()["STAGES"]
-    ts, td, src_edges, dst_edges = await pulse_setup(dut, r)
+    ts, td, src_edges, dst_edges = await two_clock_setup(dut, r, "src_pulse")
     mon = PulseMonitor(dut, ts)
     gap = min_spacing(ts, td, stages)
     n = 60
@@ -267,7 +269,7 @@ async def pulse_busy_and_merge(dut):
     deliver exactly one dst pulse per accepted src pulse (Python model: accepted = not busy)."""
     r = rng()
     stages = params()["STAGES"]
-    ts, td, src_edges, dst_edges = await pulse_setup(dut, r)
+    ts, td, src_edges, dst_edges = await two_clock_setup(dut, r, "src_pulse")
     mon = PulseMonitor(dut, ts)
 
     busy_spans = []  # (rise, fall) times of src_busy, as seen after src edges
@@ -437,19 +439,8 @@ async def gray_follows(dut):
     so it never runs ahead of the source and never shows a value the count did not hold."""
     r = rng()
     stages, width = params()["STAGES"], params()["WIDTH"]
-    ts, td = periods_ps()
     mask = (1 << width) - 1
-    dut.src_rst.value = 1
-    dut.dst_rst.value = 1
-    dut.src_count.value = 0
-    src_edges, dst_edges = Edges(dut.src_clk), Edges(dut.dst_clk)
-    await start_clock(dut.src_clk, ts, r, phase=False)
-    await start_clock(dut.dst_clk, td, r, other=ts)
-    await Timer(4 * max(ts, td), unit="ps")
-    await RisingEdge(dut.src_clk)
-    dut.src_rst.value = 0
-    await RisingEdge(dut.dst_clk)
-    dut.dst_rst.value = 0
+    ts, td, src_edges, dst_edges = await two_clock_setup(dut, r, "src_count")
 
     sampled = []          # (src edge time, count it sampled)
     shown = []            # (dst edge time, dst_count after it)

@@ -151,13 +151,18 @@ class Bench:
         cocotb.start_soon(Clock(dut.clk, 5, unit="ns").start())
         cocotb.start_soon(Clock(dut.port_clk, PORT_NS, unit="ns").start())
         cocotb.start_soon(self._rx_clocks())
+        await self.reset()
+        cocotb.start_soon(self._pins())
+
+    async def reset(self):
+        """rst and port_rst together for 20 port cycles, then the wait for the buffer's free list,
+        which fills one segment per cycle after reset."""
+        dut = self.dut
         dut.rst.value = 1
         dut.port_rst.value = 1
         await ClockCycles(dut.port_clk, 20)
         dut.rst.value = 0
         dut.port_rst.value = 0
-        cocotb.start_soon(self._pins())
-        # the buffer's free list fills one segment per cycle after reset
         await ClockCycles(dut.clk, SEGMENTS + 50)
 
     async def _rx_clocks(self):
@@ -422,12 +427,7 @@ async def reset_with_rx_clock_stopped(dut):
             s.recv_nowait()
     b.rx_clock_run = False
     await ClockCycles(dut.port_clk, 10)
-    dut.rst.value = 1
-    dut.port_rst.value = 1
-    await ClockCycles(dut.port_clk, 20)
-    dut.rst.value = 0
-    dut.port_rst.value = 0
-    await ClockCycles(dut.clk, SEGMENTS + 200)         # the free list refills; RX clocks still off
+    await b.reset()                                     # the RX clocks stay off
     await configure(b)
     await ClockCycles(dut.clk, 2000)
     assert all(s.empty() for s in b.sink), "frames came out of a node whose RX clocks are stopped"
