@@ -50,6 +50,9 @@ class Entry:
     ecp5_params: dict = field(default_factory=dict)
     # extra nextpnr-ecp5 arguments (e.g. router2 for a congested whole design)
     nextpnr_args: list = field(default_factory=list)
+    # "route" (place and route: the achieved Fmax) or "placed" (placement only, as --placed: for
+    # a design whose routing does not converge, so that `make syn` finishes)
+    ecp5_flow: str = "route"
 
 
 def entries() -> dict[str, Entry]:
@@ -58,8 +61,11 @@ def entries() -> dict[str, Entry]:
     for name, e in raw.items():
         if not e.get("clocks"):
             raise ValueError(f"{CORES}: [{name}] needs clocks = {{ port = MHz }}")
+        flow = e.get("ecp5_flow", "route")
+        if flow not in ("route", "placed"):
+            raise ValueError(f"{CORES}: [{name}] ecp5_flow must be \"route\" or \"placed\", not {flow!r}")
         out[name] = Entry(name, e["top"], dict(e.get("params", {})), dict(e["clocks"]), e.get("area", ""),
-                          dict(e.get("ecp5_params", {})), list(e.get("nextpnr_args", [])))
+                          dict(e.get("ecp5_params", {})), list(e.get("nextpnr_args", [])), flow)
     return out
 
 
@@ -217,7 +223,8 @@ def synth(e: Entry, ecp5: bool = True, depth: bool = False, placed: bool = False
         result["depth"] = logic_depth(e)
     if ecp5:
         try:
-            result["ecp5_placed" if placed else "ecp5"] = _ecp5(e, out, files, incs, placed)
+            placed_only = placed or e.ecp5_flow == "placed"
+            result["ecp5_placed" if placed_only else "ecp5"] = _ecp5(e, out, files, incs, placed_only)
         except RuntimeError as ex:  # e.g. the core does not fit: keep the Xilinx figures
             result["ecp5"] = {"error": str(ex).splitlines()[0], "log": _rel(out)}
     return result
@@ -229,7 +236,7 @@ def _ecp5(e: Entry, out: Path, files: str, incs: str, placed: bool = False) -> d
     changed = bool(e.ecp5_params)
     if changed:
         e = Entry(e.name, e.top, {**e.params, **e.ecp5_params}, e.clocks, e.area,
-                  nextpnr_args=e.nextpnr_args)
+                  nextpnr_args=e.nextpnr_args, ecp5_flow=e.ecp5_flow)
         ports = out / "ecp5_ports.txt"
         _run(YOSYS + ["-q", "-p", f"read_verilog -DSYNTHESIS {incs} {files}; "
                       f"hierarchy -check -top {e.top} {_chparams(e.params)}; "
@@ -267,7 +274,8 @@ def _placed(e: Entry, out: Path, common: list[str], t0: float) -> dict:
     worst paths of the placed design by nextpnr's own wire prediction (fastpath.placed_timing),
     for a design whose routing takes too long or does not converge."""
     from . import placed_timing
-    _run(NEXTPNR + common + ["--no-route", "--write", f"{_rel(out)}/placed.json"], out / "placed.log")
+    _run(NEXTPNR + common + e.nextpnr_args + ["--no-route", "--write", f"{_rel(out)}/placed.json"],
+         out / "placed.log")
     est = {}
     for m in re.finditer(r"Max frequency for clock\s+'([^']+)': ([\d.]+) MHz \((?:PASS|FAIL) at ([\d.]+) MHz",
                          (out / "placed.log").read_text()):

@@ -14,6 +14,30 @@ def test_entries_parse_and_name_real_modules():
         assert e.clocks and all(f > 0 for f in e.clocks.values())
 
 
+def test_entries_ecp5_flow(tmp_path, monkeypatch):
+    """ecp5_flow is "route" unless an entry says "placed"; anything else is refused."""
+    assert {e.ecp5_flow for e in syn.entries().values()} <= {"route", "placed"}
+    assert syn.entries()["fastpath_node_2p_small"].ecp5_flow == "route"
+    bad = tmp_path / "cores.toml"
+    bad.write_text('[x]\ntop = "sync_pulse"\nclocks = { src_clk = 1.0 }\necp5_flow = "routed"\n')
+    monkeypatch.setattr(syn, "CORES", bad)
+    with pytest.raises(ValueError, match="ecp5_flow"):
+        syn.entries()
+
+
+def test_ooc_wrapper_clock_vector_and_longest_prefix():
+    """A clock vector (one RX clock per port) is driven from one pin; an input goes to the clock
+    with the longest matching name prefix (gmii_rx_clk takes gmii_rxd, port_clk takes port_rst)."""
+    e = syn.Entry("x", "fastpath_node", {}, {"clk": 200.0, "port_clk": 125.0, "gmii_rx_clk": 125.0})
+    ports = [("input", "clk", 1), ("input", "port_clk", 1), ("input", "gmii_rx_clk", 4),
+             ("input", "port_rst", 1), ("input", "rst", 1), ("input", "gmii_rxd", 32),
+             ("input", "gmii_rx_dv", 4), ("output", "gmii_txd", 32)]
+    w = syn.ooc_wrapper(e, ports)
+    assert ".gmii_rx_clk({4{gmii_rx_clk}})" in w
+    assert ".gmii_rxd(gmii_rx_clk_chain[31:0])" in w and ".gmii_rx_dv(gmii_rx_clk_chain[35:32])" in w
+    assert ".port_rst(port_clk_chain[0:0])" in w and ".rst(clk_chain[0:0])" in w
+
+
 def test_ooc_wrapper_connects_every_port():
     e = syn.Entry("x", "sync_pulse", {}, {"src_clk": 250.0, "dst_clk": 200.0})
     ports = [("input", "src_clk", 1), ("input", "src_rst", 1), ("input", "src_pulse", 1),
