@@ -256,6 +256,17 @@ def model() -> NodeModel:
                                       vlans=VLANS)))
 
 
+async def learned_bench(dut):
+    """A started and configured bench that has learned station B on port 1; returns (b, A, B)."""
+    b = Bench(dut)
+    await b.start()
+    await configure(b)
+    A, B = mac(0xA), mac(0xB)
+    await b.send(1, frame(BCAST, B, 60, 1))
+    await b.idle(3)
+    return b, A, B
+
+
 @cocotb.test()
 async def switching(dut):
     """Learning, unicast, flooding, VLAN tag insert/strip, to and from the host, a stomped bad
@@ -363,12 +374,7 @@ async def cut_through_latency(dut):
     (RX MAC holdback, segment accumulation, clock crossings, arbitration, lookup, buffer, route)
     finishes inside R (RELEASE_NS, the worst case of fastpath.models.node_budget), so it does not
     show: the latency is independent of the frame size."""
-    b = Bench(dut)
-    await b.start()
-    await configure(b)
-    A, B = mac(0xA), mac(0xB)
-    await b.send(1, frame(BCAST, B, 60, 1))        # learn B on port 1
-    await b.idle(3)
+    b, A, B = await learned_bench(dut)
     lat = {}
     for rel in (RELEASE_NS, 1200):
         await b.regs.write("release_ns", rel)
@@ -391,12 +397,7 @@ async def bad_frame_counted(dut):
     """A bad-FCS frame of several segments leaves its output stomped (cut-through: its first
     segments were already on their way) and is counted in drops_count[bad_frame]. Sequence:
     learn B on port 1, then one 400-byte frame A -> B with a bad FCS on port 0."""
-    b = Bench(dut)
-    await b.start()
-    await configure(b)
-    A, B = mac(0xA), mac(0xB)
-    await b.send(1, frame(BCAST, B, 60, 1))
-    await b.idle(3)
+    b, A, B = await learned_bench(dut)
     f = frame(B, A, 400, 2)
     await b.send(0, f, bad_fcs=True)
     g = await b.recv(1)
@@ -412,12 +413,7 @@ async def reset_with_rx_clock_stopped(dut):
     reset until then (fastpath_node: rx_rst), so nothing of the frames received before the reset
     comes out again, and no undefined segment enters the datapath. Afterwards the node switches
     normally and the buffer is whole."""
-    b = Bench(dut)
-    await b.start()
-    await configure(b)
-    A, B = mac(0xA), mac(0xB)
-    await b.send(1, frame(BCAST, B, 60, 1))            # learn B on port 1
-    await b.idle(3)
+    b, A, B = await learned_bench(dut)
     for k in range(3):                                  # the RX FIFOs' pointers move on
         await b.send(0, frame(B, A, 300 + 100 * k, 2 + k))
         await b.recv(1)
