@@ -101,9 +101,9 @@ struct RxPort {  // what the harness sends into the node
     int idx = 0;
 };
 
-struct RxClock {  // a port's own RX clock (rxclk); otherwise the port's RX runs on port_clk
-    bool own = false, hi = false;
-    uint64_t per = 0, next = 0;   // period, next toggle time (ps); high for per / 2 of it
+struct RxClock {  // a port's RX clock: by default port_clk's twin (same edges), or rxclk's
+    bool hi = false;
+    uint64_t per = PORT_PS, next = PORT_PS / 2;  // period, next toggle (ps); high for per / 2
 };
 
 struct TxPort {  // what comes out of the node
@@ -165,7 +165,7 @@ int main(int argc, char** argv) {
                     fprintf(stderr, "bad line: %s\n", l.c_str());
                     return 2;
                 }
-                rxc[port] = RxClock{true, false, per, ph};
+                rxc[port] = RxClock{false, per, ph};
             }
             else if (c == "w") sscanf(l.c_str(), "%*s %llx %llx", &a, &b), writes.push_back({(uint32_t)a, (uint32_t)b});
             else if (c == "r") sscanf(l.c_str(), "%*s %llx", &a), reads.push_back((uint32_t)a);
@@ -222,10 +222,10 @@ int main(int argc, char** argv) {
     while (true) {
         now = nclk < nport ? nclk : nport;
         for (int p = 0; p < PORTS; p++)
-            if (rxc[p].own && rxc[p].next < now) now = rxc[p].next;
+            if (rxc[p].next < now) now = rxc[p].next;
         ctx->time(now);
         bool do_clk = (now == nclk), do_port = (now == nport);
-        for (int p = 0; p < PORTS; p++) do_rx[p] = rxc[p].own && rxc[p].next == now;
+        for (int p = 0; p < PORTS; p++) do_rx[p] = rxc[p].next == now;
         // AXI4-Lite handshakes complete at this rising edge if valid and ready are both high
         // just before it (the inputs settled at the falling edge)
         bool aw_fire = false, w_fire = false, b_fire = false, ar_fire = false, r_fire = false;
@@ -245,7 +245,7 @@ int main(int argc, char** argv) {
                 rxc[p].hi = !rxc[p].hi;
                 rxc[p].next += rxc[p].hi ? rxc[p].per / 2 : rxc[p].per - rxc[p].per / 2;
             }
-            set_bits(top->gmii_rx_clk, p, 1, rxc[p].own ? rxc[p].hi : port_hi);
+            set_bits(top->gmii_rx_clk, p, 1, rxc[p].hi);
         }
         top->eval();
 
@@ -357,9 +357,8 @@ int main(int argc, char** argv) {
             // RX pins: at the falling edge of the port's RX clock, set what the node samples at
             // the next rising edge (half a period later)
             for (int p = 0; p < PORTS; p++) {
-                bool fall = rxc[p].own ? (do_rx[p] && !rxc[p].hi) : (do_port && !port_hi);
-                if (!fall) continue;
-                const uint64_t half = rxc[p].own ? rxc[p].per - rxc[p].per / 2 : PORT_PS / 2;  // to the next rise
+                if (!do_rx[p] || rxc[p].hi) continue;
+                const uint64_t half = rxc[p].per - rxc[p].per / 2;  // to the next rise
                 RxPort& r = rx[p];
                 uint8_t d = 0;
                 bool dv = false, er = false;
