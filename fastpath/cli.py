@@ -1,8 +1,22 @@
-"""The `fastpath` command line."""
+"""The `fastpath` command line.
+
+Generic verbs live here; a system adds its own verbs in `<system>/cli.py` with a function
+`register(subparsers)`, found by discovery (gre/cli.py adds `fastpath gre ...`). Every error is
+one line on stderr naming what is wrong and what to do, and a non-zero exit; set FASTPATH_DEBUG=1
+for the Python traceback behind an unexpected one.
+"""
 from __future__ import annotations
 
 import argparse
+import importlib
+import os
 import sys
+
+from .paths import systems
+
+
+class UsageError(Exception):
+    """A mistake in what the user asked for: printed as one line, exit status 2."""
 
 
 def _doctor(args) -> int:
@@ -12,7 +26,7 @@ def _doctor(args) -> int:
 
 def _lint(args) -> int:
     from . import lint
-    return lint.run(args.modules or None)
+    return lint.run(args.modules or None, listing=args.list)
 
 
 def _syn(args) -> int:
@@ -31,7 +45,7 @@ def _kv(items: list[str]) -> dict:
     for item in items or []:
         key, _, value = item.partition("=")
         if not key or not value:
-            raise SystemExit(f"expected NAME=VALUE, got {item!r}")
+            raise UsageError(f"expected NAME=VALUE, got {item!r}")
         try:
             out[key] = int(value, 0)
         except ValueError:
@@ -40,16 +54,26 @@ def _kv(items: list[str]) -> dict:
 
 
 def _sim_stream(args) -> int:
+    from . import rtl
     from .sim import stream
-    s = stream.run_pcap(args.top, args.input, args.output, _kv(args.param), _kv(args.set),
-                        args.report or (), period_ns=1000.0 / args.clock_mhz, keep_bad=args.keep_bad)
+    if args.top not in rtl.modules():
+        near = sorted(m for m in rtl.modules() if args.top.replace("fp_", "") in m)[:5]
+        raise UsageError(f"no RTL module {args.top!r}" + (f" (did you mean {', '.join(near)}?)" if near else
+                                                           "; `fastpath lint --list` names every module"))
+    if not os.path.isfile(args.input):
+        raise UsageError(f"no such capture: {args.input}")
+    try:
+        s = stream.run_pcap(args.top, args.input, args.output, _kv(args.param), _kv(args.set),
+                            args.report or (), period_ns=1000.0 / args.clock_mhz, keep_bad=args.keep_bad)
+    except stream.InputError as e:
+        raise UsageError(str(e)) from None
     print(f"{s['frames_in']} frames in, {s['frames_out']} out, {s['bad_out']} marked bad -> {args.output}")
     for k, v in s["signals"].items():
         print(f"  {k} = {v}")
     return 0
 
 
-def _arg(parse):
+def arg_type(parse):
     """An argparse type= from a parser raising ValueError: the message becomes the usage error."""
     def wrapped(text):
         try:
@@ -58,29 +82,6 @@ def _arg(parse):
             raise argparse.ArgumentTypeError(str(e)) from None
     wrapped.__name__ = parse.__name__
     return wrapped
-
-
-def _gre(args) -> int:
-    from . import gre_pcap
-    try:
-        if args.grecmd == "decap":
-            if args.drop_unknown and not args.accept:
-                print("note: --drop-unknown has no effect without --accept (every endpoint is accepted)",
-                      file=sys.stderr)
-            r = gre_pcap.run_decap(args.input, args.output, args.width, args.accept, args.drop_unknown)
-        else:
-            r = gre_pcap.run_encap(args.input, args.output, args.tunnel, args.width, args.src_mac, args.dst_mac,
-                                   args.tunnel_by)
-    except (gre_pcap.GreError, gre_pcap.SimulationError) as e:
-        print(f"fastpath gre {args.grecmd}: {e}", file=sys.stderr)
-        return 1
-    print(r.table())
-    if args.json:
-        import json
-        from pathlib import Path
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps(r.as_dict(), indent=1) + "\n")
-    return 0
 
 
 def _regs(args) -> int:
@@ -100,19 +101,25 @@ def _fusesoc(args) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="fastpath", description=__doc__)
-    sub = p.add_subparsers(dest="cmd", required=True)
+def system_clis() -> dict[str, str]:
+    """System name -> module of its CLI verbs, for every system with a cli.py."""
+    return {name: f"fastpath.{name}.cli" for name, folder in systems().items() if (folder / "cli.py").exists()}
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="fastpath", description=__doc__.split("\n")[0])
+    sub = p.add_subparsers(dest="cmd", required=True, metavar="COMMAND")
 
     s = sub.add_parser("doctor", help="list the toolchain, its versions, and what is missing")
     s.set_defaults(fn=_doctor)
 
     s = sub.add_parser("lint", help="verilator --lint-only -Wall on every RTL module")
     s.add_argument("modules", nargs="*", help="module names (default: all)")
+    s.add_argument("--list", action="store_true", help="only list the modules and their systems")
     s.set_defaults(fn=_lint)
 
     s = sub.add_parser("syn", help="synthesize cores (Xilinx 7 resources, ECP5 Fmax)")
-    s.add_argument("cores", nargs="*", help="entries or areas of syn/cores.toml (default: all)")
+    s.add_argument("cores", nargs="*", help="entries or areas of the systems' syn.toml (default: all)")
     s.add_argument("-j", "--jobs", type=int, default=2)
     s.add_argument("--no-ecp5", action="store_true", help="skip place and route")
     s.add_argument("--depth", action="store_true",
@@ -134,44 +141,11 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--keep-bad", action="store_true", help="also write frames marked bad")
     t.set_defaults(fn=_sim_stream)
 
-    s = sub.add_parser("gre", help="run the GRE cores (RTL, simulated) over a pcap capture")
-    gresub = s.add_subparsers(dest="grecmd", required=True)
-    from . import gre_pcap
-    for name in ("decap", "encap"):
-        what = (f"gre_{name} (the RTL, simulated) over a capture: "
-                + ("remove GRE tunnel headers" if name == "decap" else "put every frame into a GRE tunnel"))
-        t = gresub.add_parser(name, help=what, description=what + "; writes the output capture (frames dropped or marked bad are left out) and "
-                              "prints the counters")
-        t.add_argument("input", help="input pcap/pcapng (Ethernet)")
-        t.add_argument("output", help="output pcap")
-        t.add_argument("--width", type=int, choices=gre_pcap.WIDTHS, default=64, help="data width (default 64)")
-        t.add_argument("--json", metavar="FILE", help="also write the counters as JSON")
-        if name == "decap":
-            t.add_argument("--accept", action="append", type=_arg(gre_pcap.parse_accept), metavar="ADDR[,key=K]",
-                           help="accept GRE from this outer source address (IPv4 or IPv6), with this key if "
-                                "given; repeatable (default: every endpoint)")
-            t.add_argument("--drop-unknown", action="store_true",
-                           help="drop GRE from endpoints not accepted (default: pass it unchanged)")
-        else:
-            t.add_argument("--tunnel", action="append", type=_arg(gre_pcap.parse_tunnel), required=True,
-                           metavar="SRC,DST[,key=K][,seq][,l3][,ttl=N]",
-                           help="a tunnel (outer IPv4 or IPv6 addresses; GRE key; sequence numbers; l3: carry "
-                                "the IP packet after the Ethernet header instead of the whole frame); repeatable")
-            macs = gre_pcap.gre.Tunnel()
-            t.add_argument("--src-mac", type=_arg(gre_pcap.parse_mac), metavar="MAC",
-                           help=f"outer source MAC (default {macs.mac_src})")
-            t.add_argument("--dst-mac", type=_arg(gre_pcap.parse_mac), metavar="MAC",
-                           help=f"outer destination MAC (default {macs.mac_dst})")
-            t.add_argument("--tunnel-by", choices=("first", "round-robin"), default="first",
-                           help="first: every frame into the first --tunnel (default); round-robin: frame i "
-                                "into tunnel i mod the number of tunnels")
-        t.set_defaults(fn=_gre)
-
-    s = sub.add_parser("regs", help="regenerate register maps (RTL, C header, docs) from rtl/**/*.regs.toml")
+    s = sub.add_parser("regs", help="regenerate register maps (RTL, C header, docs) from */rtl/*.regs.toml")
     s.add_argument("--check", action="store_true", help="only list stale generated files")
     s.set_defaults(fn=_regs)
 
-    s = sub.add_parser("formats", help="regenerate header/frame formats (.vh, C header, docs) from rtl/**/*.fmt.toml")
+    s = sub.add_parser("formats", help="regenerate header/frame formats (.vh, C header, docs) from */rtl/*.fmt.toml")
     s.add_argument("--check", action="store_true", help="only list generated files that are stale")
     s.set_defaults(fn=_formats)
 
@@ -183,9 +157,37 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--quick", action="store_true", help="shorter runs")
     s.set_defaults(fn=_bench)
 
-    args = p.parse_args(argv)
-    return args.fn(args)
+    for module in system_clis().values():
+        importlib.import_module(module).register(sub)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    # the verb and its sub-verb (a system names its sub-verb's dest "<verb>cmd": grecmd, p4cmd, ...)
+    verb = " ".join(str(getattr(args, k)) for k in ("cmd", "simcmd", f"{args.cmd}cmd") if getattr(args, k, None))
+    try:
+        return args.fn(args)
+    except UsageError as e:
+        print(f"fastpath {verb}: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"fastpath {verb}: interrupted", file=sys.stderr)
+        return 130
+    except Exception as e:  # one line, never a traceback (FASTPATH_DEBUG=1 shows it)
+        if os.environ.get("FASTPATH_DEBUG"):
+            raise
+        text = str(e).strip().splitlines()
+        first = text[0] if text else type(e).__name__
+        if isinstance(e, FileNotFoundError) and e.filename:
+            first = f"no such file: {e.filename}"
+        print(f"fastpath {verb}: {first} ({type(e).__name__}; FASTPATH_DEBUG=1 for the traceback)",
+              file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # `python -m fastpath.cli` runs this file as __main__, a second copy beside fastpath.cli: run
+    # the real module's main, so the systems' verbs raise the same UsageError it catches.
+    from fastpath.cli import main as _main
+    sys.exit(_main())

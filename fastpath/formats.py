@@ -1,18 +1,20 @@
 """Formats: one description per header or frame layout, from which RTL, C and docs are made.
 
 A format is described once, in `<name>.fmt.toml` beside the RTL that uses it (syntax below).
-`fastpath formats` (`write_all()`) renders, for every description under rtl/:
+`fastpath formats` (`write_all()`) renders, for every description in a system's rtl/:
 
-    rtl/<area>/<name>.vh                  `define macros for the RTL (include guard, no localparams,
-                                          so a module that uses a few fields has no unused names)
-    host/include/fastpath/fmt/<name>.h    the same names as C #defines
-    docs/formats/<name>.md                the tables
+    <system>/rtl/fp_<name>.vh                   `define macros for the RTL (include guard, no
+                                                localparams, so a module that uses a few fields has
+                                                no unused names); every name starts with FP_, as
+                                                Verilog macros share one namespace in a design
+    <system>/host/include/fastpath/fmt/<name>.h the same names, without FP_, as C #defines
+    <system>/docs/formats/<name>.md             the tables
 
 Python reads the description itself: `load(name)` -> `Format`, with `const` (name -> value),
 `pack`/`unpack` for bit vectors and `layout(n).pack/unpack` for frames. tests/test_formats.py
 checks the generated files equal fresh renders, so RTL, C and Python never drift apart.
 
-Two kinds:
+Three kinds:
 
 * `kind = "bits"`: a packed vector (a sideband such as the node's NoC header). Fields are listed
   from bit 0 upwards. Names: `<P>_W` (total width), `<P>_<F>` (the `hi:lo` range, for
@@ -20,6 +22,8 @@ Two kinds:
 * `kind = "bytes"`: frames on the wire, fields in network byte order (most significant byte
   first). Each `[[layout]]` lists its fields from byte 0; `include = "other"` first places
   another layout's fields. Names: `<P>_<L>_<F>_OFF`, `<P>_<L>_<F>_LEN` (bytes), `<P>_<L>_LEN`.
+* `kind = "consts"`: constants only (codes such as a core's verdicts): no fields or layouts, at
+  least one `[[const]]`.
 
 Constants (`[[const]]`, any kind): `<P>_<C>`, in Verilog as a sized literal (`4'd3`), in C as a
 plain number.
@@ -61,10 +65,9 @@ try:
 except ImportError:  # Python < 3.11
     import tomli as tomllib  # type: ignore
 
-from .paths import ROOT, RTL
+from .paths import ROOT, system_of
+from .rtl import PREFIX, sources
 
-HOST_INCLUDE = ROOT / "host" / "include" / "fastpath" / "fmt"
-DOCS = ROOT / "docs" / "formats"
 SUFFIX = ".fmt.toml"
 _IDENT = re.compile(r"^[a-z][a-z0-9_]*$")
 _PREFIX = re.compile(r"^[A-Z][A-Z0-9_]*$")
@@ -188,7 +191,7 @@ class Format:
 
 
 def descriptions() -> list[Path]:
-    return sorted(RTL.rglob("*" + SUFFIX))
+    return sources("*" + SUFFIX)
 
 
 def load(name: str) -> Format:
@@ -241,8 +244,8 @@ def parse(doc: dict, where: str = "<string>", expect_name: str | None = None) ->
     if not isinstance(prefix, str) or not _PREFIX.match(prefix):
         raise FormatError(f"{where}: prefix {prefix!r} must be UPPER_CASE")
     kind = head.get("kind")
-    if kind not in ("bits", "bytes"):
-        raise FormatError(f"{where}: kind must be \"bits\" or \"bytes\", not {kind!r}")
+    if kind not in ("bits", "bytes", "consts"):
+        raise FormatError(f"{where}: kind must be \"bits\", \"bytes\" or \"consts\", not {kind!r}")
     fmt = Format(name, prefix, kind, str(head.get("description", "")).strip())
     names: set[str] = set()
 
@@ -265,6 +268,12 @@ def parse(doc: dict, where: str = "<string>", expect_name: str | None = None) ->
             lsb += width
         if not fmt.fields:
             raise FormatError(f"{where}: a bits format needs at least one [[field]]")
+    elif kind == "consts":
+        for part in ("field", "layout"):
+            if part in doc:
+                raise FormatError(f"{where}: kind = \"consts\" has no [[{part}]]")
+        if not doc.get("const"):
+            raise FormatError(f"{where}: a consts format needs at least one [[const]]")
     else:
         if "field" in doc:
             raise FormatError(f"{where}: top-level [[field]] belongs to kind = \"bits\"; use [[layout]]")
@@ -334,7 +343,7 @@ def _macros(fmt: Format) -> list[tuple[str, str, str, str]]:
             out.append((N, f"{hi}:{f.lsb}", None, f.description.split("\n")[0]))
             out.append((f"{N}_LSB", str(f.lsb), str(f.lsb), ""))
             out.append((f"{N}_W", str(f.width), str(f.width), ""))
-    else:
+    elif fmt.kind == "bytes":
         for L in fmt.layouts.values():
             out.append((_up(P, L.name, "len"), str(L.length), str(L.length),
                         f"bytes in layout {L.name}"))
@@ -350,7 +359,7 @@ def _macros(fmt: Format) -> list[tuple[str, str, str, str]]:
 def _banner(fmt: Format, comment: str) -> list[str]:
     src = fmt.source.relative_to(ROOT) if fmt.source else f"{fmt.name}{SUFFIX}"
     return [f"{comment} {fmt.name}: generated from {src} by `fastpath formats`. Do not edit.",
-            f"{comment} Tables: docs/formats/{fmt.name}.md"]
+            f"{comment} Tables: {_system(fmt)}/docs/formats/{fmt.name}.md"]
 
 
 def render_verilog(fmt: Format) -> str:
@@ -359,7 +368,7 @@ def render_verilog(fmt: Format) -> str:
     for n, v, _c, com in _macros(fmt):
         if com:  # on its own line: some tools keep a trailing comment in the macro text
             lines.append(f"// {com}")
-        lines.append(f"`define {n} {v}")
+        lines.append(f"`define {PREFIX.upper()}{n} {v}")
     lines.append("`endif")
     return "\n".join(lines) + "\n"
 
@@ -389,7 +398,8 @@ def render_doc(fmt: Format) -> str:
     src = fmt.source.relative_to(ROOT) if fmt.source else f"{fmt.name}{SUFFIX}"
     out = [f"# {fmt.name}", "",
            f"Generated from `{src}` by `fastpath formats`; do not edit. RTL: "
-           f"`{fmt.name}.vh`, C: `host/include/fastpath/fmt/{fmt.name}.h`, Python: "
+           f"`{PREFIX}{fmt.name}.vh` (every name with `{PREFIX.upper()}` before it), C: "
+           f"`{_system(fmt)}/host/include/fastpath/fmt/{fmt.name}.h`, Python: "
            f"`fastpath.formats.load(\"{fmt.name}\")`.", ""]
     if fmt.description:
         out += [fmt.description, ""]
@@ -400,7 +410,7 @@ def render_doc(fmt: Format) -> str:
             rng = f"{f.lsb + f.width - 1}:{f.lsb}" if f.width > 1 else str(f.lsb)
             out.append(f"| {rng} | `{f.name}` | {f.width} | {_cell(f.description)} |")
         out.append("")
-    else:
+    elif fmt.kind == "bytes":
         out += ["Network byte order (most significant byte first).", ""]
         for L in fmt.layouts.values():
             out += [f"## {L.name} ({L.length} bytes)", ""]
@@ -418,12 +428,16 @@ def render_doc(fmt: Format) -> str:
     return "\n".join(out)
 
 
+def _system(fmt: Format) -> str:
+    return system_of(fmt.source) if fmt.source else "lib"
+
+
 def targets(fmt: Format) -> dict[Path, str]:
     assert fmt.source is not None
     return {
-        fmt.source.with_name(fmt.name + ".vh"): render_verilog(fmt),
-        HOST_INCLUDE / f"{fmt.name}.h": render_c(fmt),
-        DOCS / f"{fmt.name}.md": render_doc(fmt),
+        fmt.source.with_name(PREFIX + fmt.name + ".vh"): render_verilog(fmt),
+        ROOT / _system(fmt) / "host" / "include" / "fastpath" / "fmt" / f"{fmt.name}.h": render_c(fmt),
+        ROOT / _system(fmt) / "docs" / "formats" / f"{fmt.name}.md": render_doc(fmt),
     }
 
 

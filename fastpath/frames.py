@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
-from .models import crc
+from .lib import crc
 
 DLT_EN10MB = 1
 MIN_FRAME = 60  # without FCS
@@ -60,7 +60,7 @@ def write_pcap(path: str | Path, frames: Iterable[bytes | Captured]) -> int:
 
 
 def fcs(frame: bytes) -> bytes:
-    """The Ethernet FCS of a frame (without FCS), in wire order (see fastpath.models.crc)."""
+    """The Ethernet FCS of a frame (without FCS), in wire order (see fastpath.lib.crc)."""
     return crc.fcs(frame).to_bytes(4, "little")
 
 

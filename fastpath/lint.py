@@ -1,4 +1,4 @@
-"""`make lint`: `verilator --lint-only -Wall` on every module under rtl/, with its children.
+"""`make lint`: `verilator --lint-only -Wall` on every module of every system, with its children.
 
 Zero warnings is the rule. A waiver is a `/* verilator lint_off RULE */` in the RTL next to a
 comment saying why; there is no global waiver list.
@@ -20,11 +20,20 @@ def lint_module(module: str) -> tuple[str, int, str]:
     return module, proc.returncode, (proc.stdout + proc.stderr).strip()
 
 
-def run(modules: list[str] | None = None, jobs: int = 2) -> int:
+def run(modules: list[str] | None = None, jobs: int = 2, listing: bool = False) -> int:
+    if listing:
+        for m in sorted(rtl.modules()):
+            print(f"{rtl.area(m):6} {m}")
+        return 0
+    unknown = [m for m in modules or () if m not in rtl.modules()]
+    if unknown:
+        print(f"lint: no module {', '.join(unknown)} (`fastpath lint --list` names them)")
+        return 2
     if which("verilator") is None:
         print("lint: verilator not found (run scripts/bootstrap.sh)")
         return 2
     names = modules or sorted(rtl.modules())
+    print(f"lint: verilator --lint-only -Wall on {len(names)} modules ...", flush=True)
     failed = 0
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         for module, rc, text in pool.map(lint_module, names):

@@ -7,11 +7,28 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-RTL = ROOT / "rtl"
-TB = ROOT / "tb"
 BUILD = ROOT / "build"
 SHARED = Path(os.environ.get("FASTPATH_SHARED", ROOT.parent / "shared"))
 VECTORS = SHARED / "vectors"
+
+
+def systems() -> dict[str, Path]:
+    """The system folders at the top of the tree, by name: every folder holding an `__init__.py`
+    (its Python parts, importable as `fastpath.<name>`) other than the tooling package itself."""
+    return {p.parent.name: p.parent for p in sorted(ROOT.glob("*/__init__.py"))
+            if p.parent.name != "fastpath" and not p.parent.name.startswith(".")}
+
+
+def system_of(path: Path) -> str:
+    """The system a file belongs to (the first folder of its path below ROOT)."""
+    return Path(path).resolve().relative_to(ROOT).parts[0]
+
+
+def progress(text: str) -> None:
+    """A line on stderr saying what a long step is doing, when the caller asked for progress
+    ($FASTPATH_PROGRESS, set by `fastpath bench`): a newcomer is never left waiting in silence."""
+    if os.environ.get("FASTPATH_PROGRESS"):
+        print(f"  ... {text}", file=sys.stderr, flush=True)
 
 
 def verilator_bin() -> Path | None:

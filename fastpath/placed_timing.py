@@ -8,7 +8,7 @@ speed grade 6, corners weighted as nextpnr does, zero for carry chains and the s
 mux inputs) and fixed cell delays, so that the paths it ranks are the ones that set the
 estimate. Cell delays are round figures, not the timing database: the ranking and the wire
 share of each path are what this is for, not the absolute figure, which came out about 1.4x
-nextpnr's own estimate on the designs tried (rr_arbiter 11.7 against 8.3 ns, the 2-port node
+nextpnr's own estimate on the designs tried (fp_rr_arbiter 11.7 against 8.3 ns, the 2-port node
 36.4 against 25.8 ns). Pins are unconstrained and constant nets are not timed, as in nextpnr.
 
     python -m fastpath.placed_timing build/syn/ENTRY/placed.json [-n 10] [--slow-ns 20]

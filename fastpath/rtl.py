@@ -1,4 +1,4 @@
-"""The RTL source tree: one module per file, `rtl/<area>/<module>.v`.
+"""The RTL source tree: one module per file, `<system>/rtl/<module>.v`, every name prefixed `fp_`.
 
 Because every module lives in a file of its own name, the sources a module needs are found by
 scanning for instantiations of other known modules. Simulation, lint, synthesis and the FuseSoC
@@ -10,7 +10,9 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-from .paths import RTL
+from .paths import ROOT, systems
+
+PREFIX = "fp_"  # every module and include file: fastpath cores elaborate beside any other library
 
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 # `name #(` or `name instance (` at the start of a statement.
@@ -21,9 +23,10 @@ _INCLUDE = re.compile(r'^\s*`include\s+"([^"]+)"', re.M)
 
 @lru_cache(maxsize=None)
 def modules() -> dict[str, Path]:
-    """Every module under rtl/, by name. Enforces one module per file, named as the file."""
+    """Every module of every system (`<system>/rtl/*.v`), by name. Enforces one module per file,
+    named as the file."""
     found: dict[str, Path] = {}
-    for path in sorted(RTL.rglob("*.v")):
+    for path in sources("*.v"):
         names = _MODULE.findall(_COMMENT.sub("", path.read_text()))
         if names != [path.stem]:
             raise ValueError(f"{path}: must hold exactly one module named {path.stem}, has {names}")
@@ -33,13 +36,19 @@ def modules() -> dict[str, Path]:
     return found
 
 
+def sources(pattern: str) -> list[Path]:
+    """Files matching `pattern` in every system's rtl/ folder (and below it)."""
+    return sorted(p for s in systems().values() for p in (s / "rtl").rglob(pattern))
+
+
 def include_dirs() -> list[Path]:
     """Folders holding `include files (*.vh)."""
-    return sorted({p.parent for p in RTL.rglob("*.vh")})
+    return sorted({p.parent for p in sources("*.vh")})
 
 
 def area(module: str) -> str:
-    return modules()[module].parent.relative_to(RTL).as_posix()
+    """The system a module belongs to."""
+    return modules()[module].relative_to(ROOT).parts[0]
 
 
 @lru_cache(maxsize=None)
@@ -52,7 +61,7 @@ def children(module: str) -> tuple[str, ...]:
 def closure(top: str) -> list[Path]:
     """Source files for `top` and everything it instantiates, leaves first, top last."""
     if top not in modules():
-        raise KeyError(f"no module {top!r} under {RTL}")
+        raise KeyError(f"no module {top!r} in any <system>/rtl/ folder")
     order: list[str] = []
     seen: set[str] = set()
 

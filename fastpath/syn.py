@@ -1,6 +1,22 @@
 """Synthesis flow: Yosys for Xilinx 7-series resources, Yosys + nextpnr-ecp5 for Fmax.
 
-Every entry of syn/cores.toml is synthesized twice:
+Each system declares its synthesis entries in `<system>/syn.toml`, found by discovery:
+
+    [name]                         one entry (unique over every system); several may share a top
+    top = "module"
+    params = { NAME = value }
+    clocks = { clk = 250.0 }       clock ports of the top and their target frequencies in MHz;
+                                   inputs named with a clock's prefix (s_clk -> s_*) belong to
+                                   that clock's domain, others to the first
+    area = "node_parts"            optional grouping in the report (default: the system's name);
+                                   `fastpath syn AREA` runs a whole group
+    ecp5_params = { NAME = value } parameters changed for the ECP5 place and route only, for a core
+                                   too big for the LFE5U-85F (the report says which were changed)
+    nextpnr_args = ["--placer-heap-..."]  extra nextpnr-ecp5 arguments
+    ecp5_flow = "placed"           placement only (default "route"), for a design whose routing
+                                   does not converge, so that `make syn` finishes
+
+Every entry is synthesized twice:
   * Xilinx 7-series (`synth_xilinx -flatten -noiopad`) on the bare core: LUT, LUT-as-memory, FF,
     BRAM (RAMB36 equivalents) and DSP counts.
   * ECP5 LFE5U-85F-6 (CABGA381) through nextpnr-ecp5 for the achieved Fmax of every clock. A core's
@@ -27,9 +43,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import rtl
-from .paths import BUILD, ROOT, tool_env
+from .paths import BUILD, ROOT, systems, tool_env
 
-CORES = ROOT / "syn" / "cores.toml"
 OUT = BUILD / "syn"
 ECP5 = {"device": "LFE5U-85F", "speed": 6, "package": "CABGA381"}
 # Both tools run through fastpath.yowasp, which gives WebAssembly a larger call stack (abc9 on
@@ -55,22 +70,43 @@ class Entry:
     ecp5_flow: str = "route"
 
 
-def entries() -> dict[str, Entry]:
-    raw = tomllib.loads(CORES.read_text())
+def entry_files() -> list[Path]:
+    """Every system's syn.toml."""
+    return [f / "syn.toml" for f in systems().values() if (f / "syn.toml").exists()]
+
+
+def entries(files: list[Path] | None = None) -> dict[str, Entry]:
+    out: dict[str, Entry] = {}
+    for path in entry_files() if files is None else files:
+        for name, entry in _entries(path).items():
+            if name in out:
+                raise ValueError(f"{_where(path)}: [{name}] is also an entry of {out[name].area}")
+            out[name] = entry
+    return out
+
+
+def _where(path: Path) -> str:
+    return str(path.resolve().relative_to(ROOT)) if path.resolve().is_relative_to(ROOT) else str(path)
+
+
+def _entries(path: Path) -> dict[str, Entry]:
+    where = _where(path)
+    system = path.resolve().parent.name
+    raw = tomllib.loads(path.read_text())
     out = {}
     for name, e in raw.items():
         if not e.get("clocks"):
-            raise ValueError(f"{CORES}: [{name}] needs clocks = {{ port = MHz }}")
+            raise ValueError(f"{where}: [{name}] needs clocks = {{ port = MHz }}")
         flow = e.get("ecp5_flow", "route")
         if flow not in ("route", "placed"):
-            raise ValueError(f"{CORES}: [{name}] ecp5_flow must be \"route\" or \"placed\", not {flow!r}")
-        out[name] = Entry(name, e["top"], dict(e.get("params", {})), dict(e["clocks"]), e.get("area", ""),
+            raise ValueError(f"{where}: [{name}] ecp5_flow must be \"route\" or \"placed\", not {flow!r}")
+        out[name] = Entry(name, e["top"], dict(e.get("params", {})), dict(e["clocks"]), e.get("area", system),
                           dict(e.get("ecp5_params", {})), list(e.get("nextpnr_args", [])), flow)
     return out
 
 
 def _run(cmd: list[str], log: Path) -> None:
-    # YoWASP tools run sandboxed and see only the working directory: run from ROOT, relative paths.
+    # YoWASP tools run sandboxed: they are given absolute paths (see _rel).
     with open(log, "w") as fh:
         proc = subprocess.run(cmd, cwd=ROOT, env=tool_env(), stdout=fh, stderr=subprocess.STDOUT)
     if proc.returncode:
@@ -79,7 +115,10 @@ def _run(cmd: list[str], log: Path) -> None:
 
 
 def _rel(p: Path) -> str:
-    return str(p.resolve().relative_to(ROOT))
+    """A path as the YoWASP tools are given it: absolute (they see the host's top-level folders
+    under their own names; a relative path is resolved from the sandbox's root, so a system
+    folder named like one of them, such as lib/, would point at the host's /lib)."""
+    return str(p.resolve())
 
 
 def _chparams(params: dict) -> str:
@@ -118,7 +157,7 @@ def _xor_fold(c: str, regs: list[str], width: int) -> list[str]:
     registers, so no wrapper path competes with the core's (a one-cycle XOR of thousands of bits
     was itself ~10 ns deep), and no output can cancel another: in a plain XOR reduction two
     outputs with the same logic (merged by Yosys) fold to 0 and their logic is removed - which
-    had dropped one of node_l2_table's two bucket RAM copies from its ECP5 netlist."""
+    had dropped one of fp_node_l2_table's two bucket RAM copies from its ECP5 netlist."""
     if not regs:
         return [f"    always @(posedge {c}) {c}_dout <= 1'b0;"]
     lines = [f"    wire [{width - 1}:0] {c}_f0 = {{{', '.join(regs)}}};"]
@@ -293,7 +332,8 @@ def run(names: list[str] | None = None, jobs: int = 2, ecp5: bool = True, quiet:
     all_entries = entries()
     unknown = [n for n in names or [] if n not in all_entries and n not in {e.area for e in all_entries.values()}]
     if unknown:
-        raise SystemExit(f"fastpath syn: no entry or area {', '.join(unknown)} in {CORES}")
+        raise SystemExit(f"fastpath syn: no entry or area {', '.join(unknown)} in any */syn.toml "
+                         f"(areas: {', '.join(sorted({e.area for e in all_entries.values()}))})")
     chosen = [e for e in all_entries.values() if not names or e.name in names or e.area in names]
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         results = list(pool.map(lambda e: synth(e, ecp5, depth, placed), chosen))

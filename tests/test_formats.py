@@ -18,9 +18,11 @@ def test_generated_files_are_current():
 @pytest.mark.parametrize("name", NAMES)
 def test_views_agree(name):
     fmt = formats.load(name)
-    vh = (fmt.source.with_name(name + ".vh")).read_text()
-    h = (formats.HOST_INCLUDE / f"{name}.h").read_text()
-    vdefs = dict(re.findall(r"^`define (\w+) (\S+)$", vh, re.M))
+    vh_path, h_path = [p for p in formats.targets(fmt) if p.suffix in (".vh", ".h")]
+    assert vh_path.name == f"fp_{name}.vh" and vh_path.parent.name == "rtl"
+    vh, h = vh_path.read_text(), h_path.read_text()
+    # Verilog names are the C names with FP_ before them (Verilog macros share one namespace).
+    vdefs = {k[len("FP_"):]: v for k, v in re.findall(r"^`define (FP_\w+) (\S+)$", vh, re.M)}
     cdefs = dict(re.findall(r"^#define (\w+) (\S+?)(?:\s|$)", h, re.M))
     P = fmt.prefix
     if fmt.kind == "bits":
@@ -32,7 +34,7 @@ def test_views_agree(name):
             assert int(cdefs[f"{N}_LSB"]) == lsb == f.lsb
             assert int(cdefs[f"{N}_W"]) == f.width
             lsb += f.width
-    else:
+    elif fmt.kind == "bytes":
         for L in fmt.layouts.values():
             assert int(cdefs[f"{P}_{L.name.upper()}_LEN"]) == L.length
             for f in L.fields:
@@ -75,7 +77,21 @@ def test_fade_layouts_match_the_paper():
     assert ack.unpack(raw)["pkt"] == 7
 
 
+def test_consts_only_description():
+    """kind = "consts": constants and nothing else; Verilog and C get only the constants."""
+    import tomllib
+    fmt = formats.parse(tomllib.loads(CONSTS + '[[const]]\nname = "ok"\nvalue = 0\nwidth = 3\n'
+                                      '[[const]]\nname = "bad"\nvalue = 5\n'), "t.fmt.toml")
+    assert fmt.kind == "consts" and fmt.const == {"ok": 0, "bad": 5}
+    assert not fmt.fields and not fmt.layouts
+    vh, h = formats.render_verilog(fmt), formats.render_c(fmt)
+    assert re.findall(r"^`define (FP_\w+) (\S+)$", vh, re.M) == [("FP_T_OK", "3'd0"), ("FP_T_BAD", "3'd5")]
+    assert re.findall(r"^#define (T_\w+) (\S+)", h, re.M) == [("T_OK", "0x0"), ("T_BAD", "0x5")]
+    assert "| `T_BAD` | 0x5 |" in formats.render_doc(fmt)
+
+
 BASE = '[format]\nname = "t"\nprefix = "T"\nkind = "bits"\n'
+CONSTS = '[format]\nname = "t"\nprefix = "T"\nkind = "consts"\n'
 
 
 @pytest.mark.parametrize("text,match", [
@@ -87,6 +103,9 @@ BASE = '[format]\nname = "t"\nprefix = "T"\nkind = "bits"\n'
     (BASE + '[[field]]\nname = "A"\nwidth = 1\n', "lower_case"),
     (BASE + '[[field]]\nname = "a"\nwidth = 1\n[[const]]\nname = "c"\nvalue = 4\nwidth = 2\n', "does not fit"),
     ('[format]\nname = "t"\nprefix = "T"\nkind = "bytes"\n[[layout]]\nname = "x"\ninclude = "y"\n', "not a layout"),
+    (CONSTS, "at least one \\[\\[const\\]\\]"),
+    (CONSTS + '[[field]]\nname = "a"\nwidth = 1\n[[const]]\nname = "c"\nvalue = 1\n', "has no \\[\\[field\\]\\]"),
+    (CONSTS + '[[layout]]\nname = "x"\n[[const]]\nname = "c"\nvalue = 1\n', "has no \\[\\[layout\\]\\]"),
 ])
 def test_bad_descriptions(text, match):
     import tomllib
@@ -97,8 +116,11 @@ def test_bad_descriptions(text, match):
 def test_c_header_compiles(tmp_path):
     src = tmp_path / "t.c"
     src.write_text('#include "fastpath/fmt/noc_header.h"\n#include "fastpath/fmt/fade.h"\n'
+                   '#include "fastpath/fmt/gre_verdict.h"\n'
                    "_Static_assert(FADE_DATA_DATA_OFF == 40, \"data offset\");\n"
+                   "_Static_assert(GRE_VERDICT_DECAP_DECAP == 0, \"consts only\");\n"
                    "_Static_assert(NOC_BAD_LSB == 0, \"bad at bit 0\");\nint main(void) { return 0; }\n")
-    r = subprocess.run(["cc", "-std=c11", "-Wall", "-Wextra", "-Werror", "-I", str(ROOT / "host" / "include"),
+    incs = [f"-I{d}" for d in sorted(ROOT.glob("*/host/include"))]
+    r = subprocess.run(["cc", "-std=c11", "-Wall", "-Wextra", "-Werror", *incs,
                         "-o", str(tmp_path / "t"), str(src)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr

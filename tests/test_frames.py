@@ -59,8 +59,56 @@ def test_core_runs_over_a_capture(tmp_path):
     rng = random.Random(2)
     data = [frames.random_frame(rng, 60, 300) for _ in range(25)]
     frames.write_pcap(tmp_path / "in.pcap", data)
-    s = stream.run_pcap("axis_register", tmp_path / "in.pcap", tmp_path / "out.pcap", {"DATA_WIDTH": 64},
+    s = stream.run_pcap("fp_axis_register", tmp_path / "in.pcap", tmp_path / "out.pcap", {"DATA_WIDTH": 64},
                         report=["m_axis_tvalid"])
     assert s["frames_in"] == s["frames_out"] == 25 and s["bad_out"] == 0
     assert s["signals"] == {"m_axis_tvalid": 0}
     assert [c.data for c in frames.read_pcap(tmp_path / "out.pcap")] == data
+
+
+def test_stream_refuses_bad_input_before_simulating(tmp_path):
+    """A missing, unreadable or non-Ethernet capture, or a sideband of the wrong length: one-line
+    InputError, nothing built."""
+    from scapy.utils import RawPcapWriter
+
+    from fastpath.sim import stream
+    w = RawPcapWriter(str(tmp_path / "raw.pcap"), linktype=101)
+    w.write(b"\x45" + bytes(19))
+    w.close()
+    (tmp_path / "junk.pcap").write_bytes(b"this is not a capture" * 10)
+    frames.write_pcap(tmp_path / "ok.pcap", [bytes(60)] * 3)
+    out = tmp_path / "out.pcap"
+    for name, message in (("missing", "no such file"), ("raw", "not Ethernet"), ("junk", "not a readable pcap")):
+        with pytest.raises(stream.InputError, match=message) as e:
+            stream.run_pcap("fp_axis_register", tmp_path / f"{name}.pcap", out)
+        assert "\n" not in str(e.value)
+    with pytest.raises(stream.InputError, match="2 values for 3 frames"):
+        stream.run_pcap("fp_axis_register", tmp_path / "ok.pcap", out, sideband={"s_axis_tuser": [0, 1]})
+    with pytest.raises(stream.InputError, match="directory does not exist"):
+        stream.run_pcap("fp_axis_register", tmp_path / "ok.pcap", tmp_path / "no" / "out.pcap")
+    with pytest.raises(stream.InputError, match="frame 2 is 70 bytes"):
+        frames.write_pcap(tmp_path / "long.pcap", [bytes(60), bytes(70)])
+        stream.read_frames(tmp_path / "long.pcap", max_len=64)
+    assert not out.exists()
+
+
+def test_stream_sideband_marks_frames_bad(tmp_path):
+    """Per-frame sideband (here s_axis_tuser, held for every beat of its frame): the frames marked
+    bad are counted, listed in order, and written only with keep_bad; a cycle limit that is too
+    short is a SimulationError."""
+    from fastpath.sim import stream
+    rng = random.Random(4)
+    data = [frames.random_frame(rng, 60, 200) for _ in range(12)]
+    frames.write_pcap(tmp_path / "in.pcap", data)
+    bad = [int(i % 3 == 1) for i in range(len(data))]
+    s = stream.run_pcap("fp_axis_register", tmp_path / "in.pcap", tmp_path / "good.pcap", {"DATA_WIDTH": 64},
+                        sideband={"s_axis_tuser": bad})
+    assert s["bad"] == bad and s["bad_out"] == sum(bad) and s["frames_out"] == len(data) - sum(bad)
+    assert [c.data for c in frames.read_pcap(tmp_path / "good.pcap")] == [d for d, b in zip(data, bad) if not b]
+    assert s["cycles"] > sum(-(-len(d) // 8) for d in data) and s["sim"] in ("verilator", "icarus")
+    s = stream.run_pcap("fp_axis_register", tmp_path / "in.pcap", tmp_path / "all.pcap", {"DATA_WIDTH": 64},
+                        sideband={"s_axis_tuser": bad}, keep_bad=True)
+    assert [c.data for c in frames.read_pcap(tmp_path / "all.pcap")] == data and s["frames_out"] == len(data)
+    with pytest.raises(stream.SimulationError, match="cycle limit"):
+        stream.run_pcap("fp_axis_register", tmp_path / "in.pcap", tmp_path / "x.pcap", {"DATA_WIDTH": 64},
+                        max_cycles=20)

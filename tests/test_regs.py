@@ -1,14 +1,14 @@
 """Register descriptions: the loader's checks, the Python API, and the generated files (current,
 lint-clean RTL, a C header that compiles and agrees with Python). The generated RTL's behaviour is
-simulated by tb/lib/test_regs_generated.py."""
+simulated by lib/tb/test_regs_generated.py."""
 import subprocess
 
 import pytest
 
 from fastpath import regs, rtl
-from fastpath.paths import ROOT, TB, tool_env, which
+from fastpath.paths import ROOT, tool_env, which
 
-FIXTURE = TB / "lib" / "regs_selftest.regs.toml"
+FIXTURE = ROOT / "lib" / "tb" / "regs_selftest.regs.toml"
 MAPS = {p.name[: -len(".regs.toml")]: p for p in [*regs.descriptions(), FIXTURE]}
 
 BLOCK = """
@@ -137,15 +137,54 @@ def test_generated_files_are_current(src):
     assert regs.run(check=True) == 0
 
 
+def _lint(rm, tmp_path):
+    """verilator -Wall on a rendered map with the shared slave it instantiates: no output at all."""
+    v = tmp_path / f"{rm.module}.v"
+    v.write_text(regs.render_verilog(rm))
+    slave = rtl.modules()[regs.SLAVE]
+    proc = subprocess.run(["verilator", "--lint-only", "-Wall", "--quiet", "--top-module", rm.module,
+                           str(slave), str(v)], env=tool_env(), capture_output=True, text=True)
+    assert proc.returncode == 0 and not (proc.stdout + proc.stderr).strip(), proc.stdout + proc.stderr
+
+
 @pytest.mark.skipif(which("verilator") is None, reason="verilator not installed")
 @pytest.mark.parametrize("name", sorted(MAPS))
 def test_rtl_is_lint_clean(name, tmp_path):
-    rm = regs.load_file(MAPS[name])
-    v = tmp_path / f"{rm.module}.v"
-    v.write_text(regs.render_verilog(rm))
-    proc = subprocess.run(["verilator", "--lint-only", "-Wall", "--quiet", "--top-module", rm.module, str(v)],
-                          env=tool_env(), capture_output=True, text=True)
-    assert proc.returncode == 0 and not (proc.stdout + proc.stderr).strip(), proc.stdout + proc.stderr
+    _lint(regs.load_file(MAPS[name]), tmp_path)
+
+
+# Maps at the edges of the generator: the smallest window, the widest, a map without writable or
+# 64-bit registers (bus signals it has no use for), and one whose array fills several read groups.
+EDGE_MAPS = {
+    "aw3": "address_width = 3\n" + reg("a", 0) + reg("b", 4, "pulse"),
+    "aw32": "address_width = 32\n" + reg("a", 0x8000_0000, width=64) + reg("b", 0xFFFF_FFFC, "w1c"),
+    "ro_only": "address_width = 8\n" + reg("a", 0, "ro") + reg("b", 4, "ro", value=5),
+    "groups": "address_width = 12\n" + reg("a", 0) + (
+        '[[array]]\nname = "t"\noffset = 0x100\ncount = 20\nstride = 0x10\n'
+        '[[array.register]]\nname = "k"\noffset = 0\naccess = "rw"\n'
+        '[[array.register]]\nname = "c"\noffset = 8\naccess = "ro"\nwidth = 64\n'),
+}
+
+
+@pytest.mark.skipif(which("verilator") is None, reason="verilator not installed")
+@pytest.mark.parametrize("name", sorted(EDGE_MAPS))
+def test_rtl_edge_maps_are_lint_clean(name, tmp_path):
+    rm = regs.loads('[block]\nname = "t"\n' + EDGE_MAPS[name], "t.regs.toml")
+    _lint(rm, tmp_path)
+
+
+def test_rtl_is_decode_only():
+    """The generated module instantiates the shared slave and holds no bus protocol of its own:
+    the channel handshakes and holding registers are fp_axil_slave's alone."""
+    slave = rtl.modules()[regs.SLAVE].read_text()
+    for name in sorted(MAPS):
+        text = regs.render_verilog(regs.load_file(MAPS[name]))
+        assert f"{regs.SLAVE} #(" in text
+        for s in ("s_axil_awready", "s_axil_bvalid", "s_axil_rdata", "s_axil_rvalid"):
+            assert f"assign {s}" not in text and f"assign {s}" in slave
+        assert "_held_q" not in text
+    for m in regs.generated_modules():
+        assert regs.SLAVE in rtl.children(m)
 
 
 def _cc():

@@ -14,21 +14,34 @@ def test_entries_parse_and_name_real_modules():
         assert e.clocks and all(f > 0 for f in e.clocks.values())
 
 
-def test_entries_ecp5_flow(tmp_path, monkeypatch):
+def test_entries_ecp5_flow(tmp_path):
     """ecp5_flow is "route" unless an entry says "placed"; anything else is refused."""
     assert {e.ecp5_flow for e in syn.entries().values()} <= {"route", "placed"}
     assert syn.entries()["fastpath_node_2p_small"].ecp5_flow == "route"
-    bad = tmp_path / "cores.toml"
-    bad.write_text('[x]\ntop = "sync_pulse"\nclocks = { src_clk = 1.0 }\necp5_flow = "routed"\n')
-    monkeypatch.setattr(syn, "CORES", bad)
+    bad = tmp_path / "syn.toml"
+    bad.write_text('[x]\ntop = "fp_sync_pulse"\nclocks = { src_clk = 1.0 }\necp5_flow = "routed"\n')
     with pytest.raises(ValueError, match="ecp5_flow"):
-        syn.entries()
+        syn.entries([bad])
+
+
+def test_entries_are_found_in_every_system_and_named_once(tmp_path):
+    """Each system's syn.toml is found without a list; an entry name used twice is refused."""
+    from fastpath.paths import systems
+    found = {e.area for e in syn.entries().values()}
+    assert {"lib", "mac", "gre", "fade"} <= found and "node_parts" in found
+    assert {p.parent.name for p in syn.entry_files()} == {n for n, f in systems().items() if (f / "syn.toml").exists()}
+    a, b = tmp_path / "a" / "syn.toml", tmp_path / "b" / "syn.toml"
+    for p in (a, b):
+        p.parent.mkdir()
+        p.write_text('[twice]\ntop = "fp_sync_pulse"\nclocks = { src_clk = 1.0 }\n')
+    with pytest.raises(ValueError, match="twice"):
+        syn.entries([a, b])
 
 
 def test_ooc_wrapper_clock_vector_and_longest_prefix():
     """A clock vector (one RX clock per port) is driven from one pin; an input goes to the clock
     with the longest matching name prefix (gmii_rx_clk takes gmii_rxd, port_clk takes port_rst)."""
-    e = syn.Entry("x", "fastpath_node", {}, {"clk": 200.0, "port_clk": 125.0, "gmii_rx_clk": 125.0})
+    e = syn.Entry("x", "fp_node", {}, {"clk": 200.0, "port_clk": 125.0, "gmii_rx_clk": 125.0})
     ports = [("input", "clk", 1), ("input", "port_clk", 1), ("input", "gmii_rx_clk", 4),
              ("input", "port_rst", 1), ("input", "rst", 1), ("input", "gmii_rxd", 32),
              ("input", "gmii_rx_dv", 4), ("output", "gmii_txd", 32)]
@@ -39,7 +52,7 @@ def test_ooc_wrapper_clock_vector_and_longest_prefix():
 
 
 def test_ooc_wrapper_connects_every_port():
-    e = syn.Entry("x", "sync_pulse", {}, {"src_clk": 250.0, "dst_clk": 200.0})
+    e = syn.Entry("x", "fp_sync_pulse", {}, {"src_clk": 250.0, "dst_clk": 200.0})
     ports = [("input", "src_clk", 1), ("input", "src_rst", 1), ("input", "src_pulse", 1),
              ("output", "src_busy", 1), ("input", "dst_clk", 1), ("input", "dst_rst", 1),
              ("output", "dst_pulse", 1)]
@@ -55,7 +68,7 @@ def test_ooc_wrapper_folds_outputs_through_a_signature_register():
     each stage: one 2-input XOR between registers whatever the core's output width, and every
     output bit in its own stage (a plain XOR reduction lets two equal outputs cancel, and Yosys
     then removes their logic)."""
-    e = syn.Entry("x", "node_ht", {}, {"clk": 200.0})
+    e = syn.Entry("x", "fp_node_ht", {}, {"clk": 200.0})
     ports = [("input", "clk", 1), ("input", "rst", 1), ("output", "m_axis_tdata", 6144),
              ("output", "m_axis_tvalid", 12), ("output", "ev_drop", 1)]
     text = syn.ooc_wrapper(e, ports)

@@ -1,6 +1,6 @@
 """Build and run a cocotb test for any RTL module and parameter set.
 
-`run("axis_fifo", __name__, {"DEPTH": 64})` builds the module and everything it instantiates
+`run("fp_axis_fifo", __name__, {"DEPTH": 64})` builds the module and everything it instantiates
 (found by `fastpath.rtl.closure`) with the simulator named by $SIM (default: verilator), caches
 the build per (simulator, module, parameter set), and runs the cocotb tests in the given Python
 module. Parallel pytest workers that need the same build wait on a lock instead of racing.
@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Iterable, Mapping
 
 from .. import rtl
-from ..paths import BUILD, use_toolchain
+from ..paths import BUILD, progress, use_toolchain
 
 SIMULATORS = ("verilator", "icarus")
 TIMESCALE = ("1ns", "1ps")
@@ -78,6 +78,8 @@ def run(
         # Lint lives in `make lint` (-Wall, zero warnings); here only real errors stop a build.
         build_args += ["-Wno-fatal", "--x-assign", "unique", "--x-initial", "unique"]
     with _locked(bdir.with_suffix(".lock")):
+        if not bdir.exists():
+            progress(f"building {top} on {sim} ({', '.join(f'{k}={v}' for k, v in params.items()) or 'defaults'})")
         runner.build(
             sources=sources,
             hdl_toplevel=top,

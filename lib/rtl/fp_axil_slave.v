@@ -1,0 +1,190 @@
+// fp_axil_slave: AXI4-Lite slave protocol in front of a register map's decode.
+//
+// Does the bus side of a register block: the AW and W holding registers, the B channel, the AR
+// holding register, a two-stage read path and the R channel. The register map (every generated
+// fp_<name>_regs, or a hand-written block) supplies only the decode, through a register side:
+//
+//   Write: reg_wr_en is high for one cycle per write, the cycle it commits, with reg_wr_addr (the
+//     word address: byte address bits [ADDR_WIDTH-1:2]), reg_wr_data and reg_wr_strb; the map
+//     updates its registers at the clock edge that ends that cycle. reg_wr_hit (the word is
+//     mapped) is a combinational function of reg_wr_addr, sampled for bresp in the same cycle.
+//   Read: reg_rd_en is high for one cycle per read, the cycle it is served, with reg_rd_addr.
+//     The map returns, combinationally from reg_rd_addr, the word in READ_GROUPS 32-bit groups
+//     (reg_rd_data, group g at [32*g +: 32]) with a hit bit per group (reg_rd_hit): the group
+//     holding the word drives it and its hit bit; every other group drives 0 with its hit low.
+//     Stage 1 samples every group into a register of its own at the edge that ends the serve
+//     cycle; stage 2 ORs the groups into the R register. With no hit the data is ignored.
+//     (A map with many words spread over the chip ORs them in groups near their sources, so no
+//     single wide OR tree converges on one spot; see docs/registers.md.)
+//
+// Latency:    read 2 cycles: rvalid rises 2 cycles after the AR handshake when no earlier response
+//             is waiting, with the data sampled in the handshake cycle (the read is served:
+//             reg_rd_en). A read that finds stage 1 held by a read whose response cannot go out
+//             yet (R full, rready low) waits in the AR holding register and is served, and
+//             sampled, in the first cycle stage 1 frees.
+//             Write 1 cycle: reg_wr_en is high in the cycle of the later of the AW and W
+//             handshakes (either order, or together) once the previous response is taken (B
+//             free), and bvalid rises 1 cycle after it.
+// Throughput: one read and one write per cycle, independently, while rready/bready are high.
+//             All bus outputs come from flip-flops or from ready = !holding-register-full; no
+//             register-side input reaches a bus output in the same cycle.
+// Bad input:  an address no group hits (reads) or without reg_wr_hit (writes) is answered
+//             SLVERR, a read with data 0 (reg_wr_en still pulses: the map decodes nothing there).
+//             Address bits [1:0] are ignored: an access goes to its whole word, wstrb says
+//             which bytes a write carries. awprot/arprot are not ports (ignored).
+// Parameters: ADDR_WIDTH byte-address bits, 3..32; READ_GROUPS first-stage read groups, >= 1.
+`default_nettype none
+
+module fp_axil_slave #(
+    parameter ADDR_WIDTH  = 12,
+    parameter READ_GROUPS = 1
+) (
+    input  wire                      clk,
+    input  wire                      rst,
+
+    input  wire [ADDR_WIDTH-1:0]     s_axil_awaddr,
+    input  wire                      s_axil_awvalid,
+    output wire                      s_axil_awready,
+    input  wire [31:0]               s_axil_wdata,
+    input  wire [3:0]                s_axil_wstrb,
+    input  wire                      s_axil_wvalid,
+    output wire                      s_axil_wready,
+    output wire [1:0]                s_axil_bresp,
+    output wire                      s_axil_bvalid,
+    input  wire                      s_axil_bready,
+    input  wire [ADDR_WIDTH-1:0]     s_axil_araddr,
+    input  wire                      s_axil_arvalid,
+    output wire                      s_axil_arready,
+    output wire [31:0]               s_axil_rdata,
+    output wire [1:0]                s_axil_rresp,
+    output wire                      s_axil_rvalid,
+    input  wire                      s_axil_rready,
+
+    output wire                      reg_wr_en,
+    output wire [ADDR_WIDTH-3:0]     reg_wr_addr,
+    output wire [31:0]               reg_wr_data,
+    output wire [3:0]                reg_wr_strb,
+    input  wire                      reg_wr_hit,
+    output wire                      reg_rd_en,
+    output wire [ADDR_WIDTH-3:0]     reg_rd_addr,
+    input  wire [32*READ_GROUPS-1:0] reg_rd_data,
+    input  wire [READ_GROUPS-1:0]    reg_rd_hit
+);
+
+    generate
+        if (ADDR_WIDTH < 3 || ADDR_WIDTH > 32) begin : g_bad_addr_width
+            PARAMETER_ERROR_ADDR_WIDTH_must_be_3_to_32 u_error();
+        end
+        if (READ_GROUPS < 1) begin : g_bad_read_groups
+            PARAMETER_ERROR_READ_GROUPS_must_be_at_least_1 u_error();
+        end
+    endgenerate
+
+    localparam [1:0] RESP_OKAY = 2'b00, RESP_SLVERR = 2'b10;
+
+    // ---- Write channel: AW and W are taken in any order; each waits in a holding register
+    // until the other has come and the previous response is taken (B free).
+    reg                  aw_held_q, w_held_q, b_valid_q;
+    reg [ADDR_WIDTH-1:0] aw_addr_q;
+    reg [31:0]           w_data_q;
+    reg [3:0]            w_strb_q;
+    reg [1:0]            b_resp_q;
+
+    wire                  b_free  = !b_valid_q || s_axil_bready;
+    wire                  wr_en   = (aw_held_q || s_axil_awvalid) && (w_held_q || s_axil_wvalid) && b_free;
+    wire [ADDR_WIDTH-1:0] wr_addr = aw_held_q ? aw_addr_q : s_axil_awaddr;
+
+    assign s_axil_awready = !aw_held_q;
+    assign s_axil_wready  = !w_held_q;
+    assign s_axil_bvalid  = b_valid_q;
+    assign s_axil_bresp   = b_resp_q;
+
+    assign reg_wr_en   = wr_en;
+    assign reg_wr_addr = wr_addr[ADDR_WIDTH-1:2];
+    assign reg_wr_data = w_held_q ? w_data_q : s_axil_wdata;
+    assign reg_wr_strb = w_held_q ? w_strb_q : s_axil_wstrb;
+
+    always @(posedge clk) begin
+        if (!aw_held_q) aw_addr_q <= s_axil_awaddr;
+        if (!w_held_q) begin
+            w_data_q <= s_axil_wdata;
+            w_strb_q <= s_axil_wstrb;
+        end
+        if (wr_en) b_resp_q <= reg_wr_hit ? RESP_OKAY : RESP_SLVERR;
+        if (rst) begin
+            aw_held_q <= 1'b0;
+            w_held_q  <= 1'b0;
+            b_valid_q <= 1'b0;
+        end else begin
+            if (wr_en) begin
+                aw_held_q <= 1'b0;
+                w_held_q  <= 1'b0;
+            end else begin
+                if (s_axil_awvalid) aw_held_q <= 1'b1;
+                if (s_axil_wvalid) w_held_q <= 1'b1;
+            end
+            if (wr_en) b_valid_q <= 1'b1;
+            else if (s_axil_bready) b_valid_q <= 1'b0;
+        end
+    end
+
+    // ---- Read channel, two stages. A read is served (the map's groups sampled) when its address
+    // enters stage 1; stage 2 ORs the groups into the R register.
+    reg                      ar_held_q, p1_valid_q, r_valid_q;
+    reg [ADDR_WIDTH-1:0]     ar_addr_q;
+    reg [32*READ_GROUPS-1:0] grp_q;
+    reg [READ_GROUPS-1:0]    ghit_q;
+    reg [31:0]               r_data_q;
+    reg [1:0]                r_resp_q;
+    reg [31:0]               p2_data;
+
+    wire                  rd_adv  = p1_valid_q && (!r_valid_q || s_axil_rready);
+    wire                  rd_en   = (ar_held_q || s_axil_arvalid) && (!p1_valid_q || rd_adv);
+    wire [ADDR_WIDTH-1:0] rd_addr = ar_held_q ? ar_addr_q : s_axil_araddr;
+    wire                  p2_hit  = |ghit_q;
+
+    assign s_axil_arready = !ar_held_q;
+    assign s_axil_rvalid  = r_valid_q;
+    assign s_axil_rdata   = r_data_q;
+    assign s_axil_rresp   = r_resp_q;
+
+    assign reg_rd_en   = rd_en;
+    assign reg_rd_addr = rd_addr[ADDR_WIDTH-1:2];
+
+    // stage 2: the groups' OR (only the addressed group is non-zero)
+    integer g;
+    always @* begin
+        p2_data = 32'd0;
+        for (g = 0; g < READ_GROUPS; g = g + 1) p2_data = p2_data | grp_q[32*g +: 32];
+    end
+
+    always @(posedge clk) begin
+        if (!ar_held_q) ar_addr_q <= s_axil_araddr;
+        if (rd_en) begin
+            grp_q  <= reg_rd_data;
+            ghit_q <= reg_rd_hit;
+        end
+        if (rd_adv) begin
+            r_data_q <= p2_hit ? p2_data : 32'd0;
+            r_resp_q <= p2_hit ? RESP_OKAY : RESP_SLVERR;
+        end
+        if (rst) begin
+            ar_held_q  <= 1'b0;
+            p1_valid_q <= 1'b0;
+            r_valid_q  <= 1'b0;
+        end else begin
+            if (rd_en) ar_held_q <= 1'b0;
+            else if (s_axil_arvalid) ar_held_q <= 1'b1;
+            if (rd_en) p1_valid_q <= 1'b1;
+            else if (rd_adv) p1_valid_q <= 1'b0;
+            if (rd_adv) r_valid_q <= 1'b1;
+            else if (s_axil_rready) r_valid_q <= 1'b0;
+        end
+    end
+
+    // Address bits [1:0] select a byte within the word; accesses are whole words.
+    wire unused = &{1'b0, wr_addr[1:0], rd_addr[1:0]};
+
+endmodule
+
+`default_nettype wire

@@ -1,0 +1,378 @@
+// fp_eth_mac_1g_tx: 1G Ethernet transmit MAC, GMII (8 bits per clk_en) or MII (4 bits per clk_en).
+//
+// Takes a frame without FCS on s_axis (one byte per beat) and sends preamble (7 x 0x55), SFD,
+// the frame, zero padding up to 60 bytes and the FCS, then at least cfg_tx_ifg idle bytes.
+// Every clk_en cycle launches one GMII byte or one MII nibble (mii_select = 1: low nibble first,
+// on gmii_txd[3:0]); 125 MHz with clk_en always 1 is 1000 Mb/s, clk_en one cycle in 5 (50) with
+// mii_select = 1 is 100 (10) Mb/s. All outputs are registers (the IOB flops).
+//
+// s_axis_tready is combinational: high in the clk_en cycles in which a data byte is due on the
+// wire (and while the rest of an underrun frame is discarded). The client must keep tvalid high
+// from the first beat to tlast; a cycle without tvalid when a byte is due is an underrun.
+//
+// Timestamps. The SFD (GMII: the 0xD5 byte; MII: the 0xD nibble) is on the pins in the cycle
+// that begins with its launch edge. ts_now of that cycle is reported on tx_ts with a one-cycle
+// tx_ts_valid (one per frame, in order, one cycle after the launch edge) and, when the first beat
+// had s_axis_ts_insert = 1, written big-endian over frame bytes s_axis_ts_offset .. +7 (counted
+// from the first DA byte, padding included); the FCS covers the modified bytes. With ts_now
+// aligned so that it reads the time of edge k after edge k, the stamp is the time of the SFD's
+// launch edge.
+//
+// Latency (first s_axis_tvalid sampled by an idle MAC -> SFD launched on the pins, clk cycles):
+//   GMII: 7 cycles (56 ns at 125 MHz): the 7 preamble bytes; the first byte is launched at the
+//         edge that samples tvalid, the SFD 7 edges later. The first data byte is taken 1 cycle
+//         after the SFD edge. Nothing is added: the preamble hides the whole start-up.
+//   MII:  15 * P cycles when tvalid is first sampled at a clk_en edge (15 nibbles of preamble and
+//         SFD before the 0xD nibble; 600 ns at 100 Mb/s, 6 us at 10 Mb/s), up to P - 1 more
+//         otherwise (the wait for the next clk_en).
+//   Idle means: no frame in progress, the IFG after the previous frame elapsed, no pause running.
+// Throughput: line rate: 7 + 1 + max(len, 60) + 4 + cfg_tx_ifg byte times per frame when the
+//   client keeps s_axis_tvalid high; cfg_tx_ifg (values below 1 act as 1) is honoured exactly.
+// Pause: pause_valid loads quanta x 64 byte times (512 bit times) into the pause counter, which
+//   counts down only while the MAC is idle after the IFG: a frame in progress finishes, then
+//   nothing starts until the count is 0. A new pause restarts the count; quanta 0 ends it at once.
+//   stat_tx_paused_cycles counts the clk cycles in which the pause counter held the MAC idle.
+// Bad input:
+//   - tuser[0] = 1 on the tlast beat: the frame leaves with an inverted FCS (stomped), counted in
+//     stat_tx_stomped.
+//   - Underrun (tvalid low when a data byte is due): the 4 stomped FCS bytes follow at once (no
+//     padding), stat_tx_underrun counts it, and the rest of the client's frame is accepted at
+//     once (tready high) and discarded up to its tlast.
+//   - A timestamp window that does not fit in the frame after padding (offset + 8 > max(len, 60))
+//     counts in stat_tx_ts_bad_offset. If it starts at or after the client's last byte nothing
+//     is written. If it starts inside the client's data, its first bytes are already on the wire
+//     when tlast shows that it does not fit: they stay, the window is written up to the end of
+//     the padded frame and the FCS is stomped, so no receiver takes a half-written stamp.
+//   - s_axis_tkeep is ignored (8-bit stream: every beat carries its byte).
+// Counters: 32-bit frame counters; stat_tx_bytes (64 bits) = bytes on the wire after the SFD,
+//   padding and FCS included; stat_tx_paused_cycles 64 bits. They update 1 cycle after the edge
+//   that launches the last FCS byte (stat_tx_ts_bad_offset: after tlast; stat_tx_underrun: after
+//   the underrun); their events are registered before the adders.
+// Parameters: none.
+`default_nettype none
+
+module fp_eth_mac_1g_tx (
+    input  wire        clk,
+    input  wire        rst,
+    input  wire        clk_en,
+    input  wire        mii_select,
+
+    input  wire [7:0]  s_axis_tdata,
+    /* verilator lint_off UNUSEDSIGNAL */
+    input  wire [0:0]  s_axis_tkeep,      // an 8-bit beat always carries its byte: ignored
+    /* verilator lint_on UNUSEDSIGNAL */
+    input  wire        s_axis_tvalid,
+    output wire        s_axis_tready,
+    input  wire        s_axis_tlast,
+    input  wire [0:0]  s_axis_tuser,
+    input  wire        s_axis_ts_insert,
+    input  wire [15:0] s_axis_ts_offset,
+
+    output reg  [7:0]  gmii_txd,
+    output reg         gmii_tx_en,
+    output wire        gmii_tx_er,
+
+    input  wire [63:0] ts_now,
+    output reg  [63:0] tx_ts,
+    output reg         tx_ts_valid,
+
+    input  wire        pause_valid,
+    input  wire [15:0] pause_quanta,
+
+    input  wire [7:0]  cfg_tx_ifg,
+
+    output reg  [31:0] stat_tx_frames,
+    output reg  [63:0] stat_tx_bytes,
+    output reg  [31:0] stat_tx_stomped,
+    output reg  [31:0] stat_tx_underrun,
+    output reg  [31:0] stat_tx_ts_bad_offset,
+    output reg  [63:0] stat_tx_paused_cycles
+);
+
+    localparam [2:0] S_IDLE = 3'd0;  // IFG, pause, or waiting for a frame
+    localparam [2:0] S_PRE  = 3'd1;  // preamble bytes 2..7 and the SFD
+    localparam [2:0] S_DATA = 3'd2;  // client bytes
+    localparam [2:0] S_PAD  = 3'd3;  // zero padding up to 60 bytes
+    localparam [2:0] S_FCS  = 3'd4;  // the 4 FCS bytes
+
+    assign gmii_tx_er = 1'b0;
+
+    reg  [2:0]  state_q;
+    reg         phase_q;      // MII: the high nibble of the current byte is due at the next clk_en
+    reg  [3:0]  hi_q;
+    reg         sfd_hi_q;     // MII: that high nibble is the SFD's 0xD
+    reg         sfd_q;        // the SFD was launched at the last edge
+    reg  [15:0] cnt_q;        // PRE: preamble bytes sent; DATA/PAD: frame bytes sent (saturating)
+    reg  [1:0]  fcs_i_q;
+    reg  [31:0] crc_q;
+    reg  [7:0]  ifg_q;
+    reg  [21:0] pause_q;
+    reg         stomp_q;      // send the inverted FCS
+    reg         user_bad_q;   // stomped because of tuser (counted at the end)
+    reg         ins_q;
+    reg  [17:0] dist_q;       // offset - index of the byte due now (signed)
+    reg         le52_q;       // the offset is <= 52: the window fits whatever the length
+    reg  [63:0] ts_q;
+    reg         discard_q;    // swallowing the rest of an underrun frame
+    reg         first_q;      // in DATA, the first client byte is due
+    reg         win_q;        // the byte due now (cnt_q) is in the timestamp window ...
+    reg  [2:0]  wrel_q;       // ... at this index
+    reg         fits_q;       // the window fits if the byte due now is the client's last
+    reg         begun_q;      // the window begins at or before the byte due now
+    reg         ev_done_q, ev_user_q, ev_under_q, ev_tsbad_q, ev_paused_q;
+    reg  [16:0] ev_bytes_q;   // counter events, one cycle before the counters move
+
+    wire byte_step = clk_en && !(mii_select && phase_q);
+    wire nib_step  = clk_en && mii_select && phase_q;
+
+    assign s_axis_tready = discard_q || (state_q == S_DATA && byte_step);
+
+    // ---- the byte due now ----------------------------------------------------------------------
+    // The timestamp window flags of the byte due now come from registers prepared when the
+    // previous byte went out (for the first byte, from the sideband directly), so no adder or
+    // comparator sits in front of the CRC.
+    wire        first     = first_q;                               // DATA, no byte taken yet
+    wire        ins_now   = first ? s_axis_ts_insert : ins_q;
+    wire        off_zero  = s_axis_ts_offset == 16'd0;
+    wire        le52_now  = first ? s_axis_ts_offset <= 16'd52 : le52_q;  // fits in 60 bytes
+    wire        in_win    = first ? s_axis_ts_insert && off_zero : ins_q && win_q;
+    wire [2:0]  rel       = first ? 3'd0 : wrel_q;                 // index inside the window
+    wire        ts_fits   = first ? le52_now : fits_q;             // if this byte is the last
+    wire        ts_start  = first ? off_zero : begun_q;            // window already begun
+    wire [63:0] ts_cur    = sfd_q ? ts_now : ts_q;                 // the SFD time
+    wire [7:0]  ts_byte   = ts_cur[8 * (3'd7 - rel) +: 8];         // big-endian
+
+    wire [7:0]  data_byte = in_win ? ts_byte : (state_q == S_PAD ? 8'h00 : s_axis_tdata);
+    wire [31:0] fcs_word  = stomp_q ? crc_q : ~crc_q;
+    wire [7:0]  fcs_byte  = fcs_word[8 * fcs_i_q +: 8];
+    wire [7:0]  stomp0    = crc_q[7:0];                            // first stomped FCS byte
+
+    wire [31:0] crc_next;
+    fp_crc32_step #(.DATA_WIDTH(8)) u_crc (
+        .crc_in(crc_q), .data(data_byte), .keep(1'b1), .crc_out(crc_next)
+    );
+
+    wire        take      = state_q == S_DATA && byte_step && s_axis_tvalid;
+    wire        take_last = take && s_axis_tlast;
+    wire        ts_bad    = take_last && ins_now && !ts_fits;
+    wire        underrun  = state_q == S_DATA && byte_step && !s_axis_tvalid;
+    wire        frame_done = state_q == S_FCS && byte_step && fcs_i_q == 2'd3;
+    wire        can_start = ifg_q == 8'd0 && pause_q == 22'd0 && s_axis_tvalid && !discard_q;
+    wire [15:0] cnt_inc   = (cnt_q == 16'hFFFF) ? cnt_q : cnt_q + 16'd1;
+
+    // Window flags of the next byte (index n = cnt_q + 1), registered when this one goes out,
+    // from d = offset - n (a down-counter): in the window for d = -7 .. 0 (index -d), begun for
+    // d <= 0, and the window fits if that byte is the last for offset <= 52 or d <= -7.
+    wire [17:0] dist_next = first ? {2'b00, s_axis_ts_offset} - 18'd1 : dist_q - 18'd1;
+    wire        d_zero    = dist_next == 18'd0;
+    wire        d_m8_m1   = &dist_next[17:3];                      // d in -8 .. -1
+    wire        n_begun   = dist_next[17] || d_zero;
+    wire        n_win     = d_zero || (d_m8_m1 && dist_next[2:0] != 3'd0);
+    wire [2:0]  n_rel     = 3'd0 - dist_next[2:0];
+    wire        n_fits    = le52_now || (dist_next[17] && !(d_m8_m1 && dist_next[2:0] >= 3'd2));
+
+    // the byte to launch at this byte step (GMII) or its low nibble (MII)
+    reg        send;
+    reg  [7:0] send_byte;
+    always @(*) begin
+        send      = 1'b1;
+        send_byte = 8'h55;
+        case (state_q)
+            S_IDLE:  send = byte_step && ifg_q == 8'd0 && pause_q == 22'd0 && can_start;
+            S_PRE:   send_byte = (cnt_q == 16'd7) ? 8'hD5 : 8'h55;
+            S_DATA:  send_byte = s_axis_tvalid ? data_byte : stomp0;
+            S_PAD:   send_byte = data_byte;
+            default: send_byte = fcs_byte;
+        endcase
+    end
+
+    always @(posedge clk) begin
+        sfd_q       <= 1'b0;
+        tx_ts_valid <= 1'b0;
+
+        // ---- wire side ----
+        if (nib_step) begin
+            gmii_txd <= {4'h0, hi_q};
+            phase_q  <= 1'b0;
+            if (sfd_hi_q) begin
+                sfd_q <= 1'b1;
+            end
+            sfd_hi_q <= 1'b0;
+        end else if (byte_step) begin
+            if (send) begin
+                gmii_txd   <= mii_select ? {4'h0, send_byte[3:0]} : send_byte;
+                gmii_tx_en <= 1'b1;
+                hi_q       <= send_byte[7:4];
+                phase_q    <= mii_select;
+                if (state_q == S_PRE && cnt_q == 16'd7) begin
+                    sfd_q    <= !mii_select;
+                    sfd_hi_q <= mii_select;
+                end
+            end else begin
+                gmii_txd   <= 8'h00;
+                gmii_tx_en <= 1'b0;
+                hi_q       <= 4'h0;
+                // keep counting whole bytes (2 nibbles) through the IFG and the pause
+                phase_q    <= mii_select && (ifg_q != 8'd0 || pause_q != 22'd0);
+            end
+        end
+
+        // ---- frame state ----
+        if (byte_step) begin
+            case (state_q)
+                S_IDLE: begin
+                    if (ifg_q != 8'd0) begin
+                        ifg_q <= ifg_q - 8'd1;
+                    end else if (pause_q != 22'd0) begin
+                        pause_q <= pause_q - 22'd1;
+                    end else if (can_start) begin
+                        state_q <= S_PRE;
+                        cnt_q   <= 16'd1;
+                    end
+                end
+                S_PRE: begin
+                    if (cnt_q == 16'd7) begin
+                        state_q    <= S_DATA;
+                        first_q    <= 1'b1;
+                        cnt_q      <= 16'd0;
+                        crc_q      <= 32'hFFFFFFFF;
+                        stomp_q    <= 1'b0;
+                        user_bad_q <= 1'b0;
+                    end else begin
+                        cnt_q <= cnt_q + 16'd1;
+                    end
+                end
+                S_DATA: begin
+                    first_q <= 1'b0;
+                    if (s_axis_tvalid) begin
+                        crc_q   <= crc_next;
+                        cnt_q   <= cnt_inc;
+                        dist_q  <= dist_next;
+                        win_q   <= n_win;
+                        wrel_q  <= n_rel;
+                        fits_q  <= n_fits;
+                        begun_q <= n_begun;
+                        if (first) begin
+                            ins_q  <= s_axis_ts_insert;
+                            le52_q <= le52_now;
+                        end
+                        if (s_axis_tlast) begin
+                            stomp_q    <= s_axis_tuser[0] || (ts_bad && ts_start);
+                            user_bad_q <= s_axis_tuser[0];
+                            if (ts_bad && !ts_start) begin
+                                ins_q <= 1'b0;  // the window would fall past the end: not written
+                            end
+                            fcs_i_q <= 2'd0;
+                            state_q <= cnt_q < 16'd59 ? S_PAD : S_FCS;
+                        end
+                    end else begin
+                        // underrun: the first stomped FCS byte goes out now
+                        stomp_q   <= 1'b1;
+                        fcs_i_q   <= 2'd1;
+                        state_q   <= S_FCS;
+                    end
+                end
+                S_PAD: begin
+                    crc_q   <= crc_next;
+                    cnt_q   <= cnt_inc;
+                    dist_q  <= dist_next;
+                    win_q   <= n_win;
+                    wrel_q  <= n_rel;
+                    if (cnt_q == 16'd59) begin
+                        state_q <= S_FCS;
+                    end
+                end
+                default: begin  // S_FCS
+                    fcs_i_q <= fcs_i_q + 2'd1;
+                    if (fcs_i_q == 2'd3) begin
+                        state_q <= S_IDLE;
+                        ifg_q   <= (cfg_tx_ifg == 8'd0) ? 8'd1 : cfg_tx_ifg;
+                    end
+                end
+            endcase
+        end
+
+        // ---- timestamp of the SFD ----
+        if (sfd_q) begin
+            ts_q        <= ts_now;
+            tx_ts       <= ts_now;
+            tx_ts_valid <= 1'b1;
+        end
+
+        // ---- discard after an underrun ----
+        if (underrun) begin
+            discard_q <= 1'b1;
+        end else if (discard_q && s_axis_tvalid && s_axis_tlast) begin
+            discard_q <= 1'b0;
+        end
+
+        // ---- pause (after the byte step, so a new pause wins over the count down) ----
+        if (pause_valid) begin
+            pause_q <= {pause_quanta, 6'd0};
+        end
+
+        // ---- counters: the events are registered first, the adders run in the next cycle ----
+        ev_done_q   <= frame_done;
+        ev_bytes_q  <= {1'b0, cnt_q} + 17'd4;
+        ev_user_q   <= user_bad_q;
+        ev_under_q  <= underrun;
+        ev_tsbad_q  <= ts_bad;
+        ev_paused_q <= state_q == S_IDLE && ifg_q == 8'd0 && pause_q != 22'd0;
+        if (ev_done_q) begin
+            stat_tx_frames  <= stat_tx_frames + 32'd1;
+            stat_tx_bytes   <= stat_tx_bytes + {47'd0, ev_bytes_q};
+            stat_tx_stomped <= stat_tx_stomped + {31'd0, ev_user_q};
+        end
+        if (ev_under_q) begin
+            stat_tx_underrun <= stat_tx_underrun + 32'd1;
+        end
+        if (ev_tsbad_q) begin
+            stat_tx_ts_bad_offset <= stat_tx_ts_bad_offset + 32'd1;
+        end
+        if (ev_paused_q) begin
+            stat_tx_paused_cycles <= stat_tx_paused_cycles + 64'd1;
+        end
+
+        if (rst) begin
+            state_q               <= S_IDLE;
+            phase_q               <= 1'b0;
+            hi_q                  <= 4'h0;
+            sfd_hi_q              <= 1'b0;
+            sfd_q                 <= 1'b0;
+            cnt_q                 <= 16'd0;
+            fcs_i_q               <= 2'd0;
+            crc_q                 <= 32'hFFFFFFFF;
+            ifg_q                 <= 8'd0;
+            pause_q               <= 22'd0;
+            stomp_q               <= 1'b0;
+            user_bad_q            <= 1'b0;
+            ins_q                 <= 1'b0;
+            dist_q                <= 18'd0;
+            le52_q                <= 1'b0;
+            ts_q                  <= 64'd0;
+            discard_q             <= 1'b0;
+            first_q               <= 1'b0;
+            win_q                 <= 1'b0;
+            wrel_q                <= 3'd0;
+            fits_q                <= 1'b0;
+            begun_q               <= 1'b0;
+            ev_done_q             <= 1'b0;
+            ev_under_q            <= 1'b0;
+            ev_tsbad_q            <= 1'b0;
+            ev_paused_q           <= 1'b0;
+            gmii_txd              <= 8'h00;
+            gmii_tx_en            <= 1'b0;
+            tx_ts                 <= 64'd0;
+            tx_ts_valid           <= 1'b0;
+            stat_tx_frames        <= 32'd0;
+            stat_tx_bytes         <= 64'd0;
+            stat_tx_stomped       <= 32'd0;
+            stat_tx_underrun      <= 32'd0;
+            stat_tx_ts_bad_offset <= 32'd0;
+            stat_tx_paused_cycles <= 64'd0;
+        end
+    end
+
+endmodule
+
+`default_nettype wire

@@ -1,0 +1,254 @@
+"""`fastpath bench node` (`make bench`): the node's latency, jitter and throughput, RFC 2544 style.
+
+In simulation at the GMII pins (the Verilator harness, node/harness.py), 1G ports:
+
+* latency as RFC 1242 defines it for cut-through devices (SFD in at the RX pins -> SFD out at the
+  TX pins, both at the clock edge that samples them), min / avg / max per frame size, for
+  (a) one flow at low rate (port 0 -> port 6, 10 % load) and (b) every port at 100 % load with a
+  non-oversubscribed mapping (port p -> port (p + PORTS/2) mod PORTS: every flow crosses from
+  one datapath to the other); jitter = max - min;
+* zero-loss throughput per size with every port loaded (percent of line rate);
+* the same in store-and-forward mode;
+* at the datapath clock of 200 MHz and at the paper's 125 MHz;
+* and (full run only) cut-through with 32-byte segments (SEG_BYTES = 32), the variant the paper
+  names as the next latency step, at 200 MHz and at the paper's 125 MHz (the clock TrustNode ran
+  at on the paper's part: the configuration that meets 1,000 ns at that clock).
+
+Before measuring, every port sends one broadcast so that the node has learned every address;
+the measured traffic is known unicast. Every frame carries an id in its last 4 bytes (input port,
+sequence number), so each output frame is matched to its input frame; every frame is also
+checked against the reference model (fastpath.node.model): exact bytes, per-flow order.
+
+Writes build/bench/node.json: {"config", "results": [{"mode", "size", "load", "clock_mhz",
+"latency_ns": {"min", "avg", "max"}, "throughput_pct", "lost", "frames"}, ...], "worst_latency_ns",
+"jitter_ns", "capacity_mpps"} (the top-level latency figures: cut-through, full load, 200 MHz) and
+build/bench/node.png (latency against frame size, with the paper's measured band).
+"""
+from __future__ import annotations
+
+import statistics
+
+from fastpath import regs
+from fastpath.node.model import NodeCfg, NodeModel, Scoreboard
+from fastpath.paths import BUILD, progress
+from fastpath.node.harness import InFrame, NodeHarness
+
+SIZES = [64, 128, 256, 512, 1024, 1280, 1518]     # bytes on the wire incl. FCS (RFC 2544)
+PORTS = 12
+SEG_BYTES = 64                    # the default; the full run adds SEG_BYTES_ALT rows
+SEG_BYTES_ALT = 32
+PAPER_BAND_NS = (1096, 2088)      # TrustNode, Fig. 7: MAC to MAC, 125 MHz datapath
+PAPER_JITTER_NS = 504
+ETHERTYPE = 0x88B5                # IEEE local experimental
+LEARN_GAP_PS = 40_000_000         # after the learning broadcasts
+
+
+def mac(port: int) -> bytes:
+    return bytes([0x02, 0, 0, 0, 0x10, port])
+
+
+def frame(src: int, dst: int, size: int, seq: int) -> bytes:
+    """A test frame of `size` bytes on the wire (FCS included), id in the last 4 bytes."""
+    body = size - 4
+    head = mac(dst) + mac(src) + ETHERTYPE.to_bytes(2, "big")
+    fill = bytes((seq + i) & 0xFF for i in range(body - len(head) - 4))
+    return head + fill + ((src << 24) | (seq & 0xFFFFFF)).to_bytes(4, "big")
+
+
+def ident(f: bytes) -> tuple[int, int]:
+    v = int.from_bytes(f[-4:], "big")
+    return v >> 24, v & 0xFFFFFF
+
+
+def release_ns(seg_bytes: int, clk_mhz: float) -> int:
+    """The cut-through release time this bench configures (node/README.md, "Latency budget")."""
+    from fastpath.node import budget as node_budget
+    return node_budget.release_ns(seg_bytes, clk_mhz)
+
+
+def _writes(rm, mode: str, rel: int) -> list[tuple[int, int]]:
+    w = [(rm.offset("release_ns"), rel)]
+    if mode == "saf":
+        w.append((rm.offset("store_forward"), (1 << PORTS) - 1))
+    return w
+
+
+def measure(h: NodeHarness, mode: str, size: int, load: str, clk_mhz: float, frames_per_port: int,
+            rel: int) -> dict:
+    rm = regs.load("node")
+    wire_ps = (size + 20) * 8 * 1000                 # frame + preamble + IFG at 1G
+    inputs: list[InFrame] = []
+    seg = h.params["SEG_BYTES"]
+    model = NodeModel(NodeCfg(ports=PORTS, seg_bytes=seg))
+    sb = Scoreboard(model)
+    bcast = b"\xff" * 6
+    for p in range(PORTS):                           # learning: one broadcast per port
+        f = bcast + mac(p) + ETHERTYPE.to_bytes(2, "big") + bytes(46)
+        inputs.append(InFrame(p, p * 1_000_000, f))
+        sb.send(p, f)
+    if load == "full":
+        flows = [(p, (p + PORTS // 2) % PORTS) for p in range(PORTS)]
+        period = wire_ps
+    else:
+        flows = [(0, PORTS // 2)]
+        period = wire_ps * 10
+    sent = []
+    for k in range(frames_per_port):
+        for src, dst in flows:
+            f = frame(src, dst, size, k)
+            inputs.append(InFrame(src, LEARN_GAP_PS + k * period, f))
+            sent.append((src, k))
+    # the model sees frames in SFD order: learning first, then round by round
+    for k in range(frames_per_port):
+        for src, dst in flows:
+            sb.send(src, frame(src, dst, size, k))
+    res = h.run(inputs, writes=_writes(rm, mode, rel), clk_ps=round(1e6 / clk_mhz))
+    got = {p: [o.data for o in res.tx[p] if o.ok and not o.er] for p in res.tx}
+    bad = sum(1 for p in res.tx for o in res.tx[p] if not o.ok or o.er)
+    check = sb.check(got, allow_missing=True)
+    # latency of the measured frames: rx SFD of the idx-th frame of port src
+    rx_index = {}
+    per_port_idx = {p: 0 for p in range(PORTS)}
+    for f in inputs:
+        i = per_port_idx[f.port]
+        per_port_idx[f.port] += 1
+        if int.from_bytes(f.data[12:14], "big") == ETHERTYPE and f.data[0] != 0xFF:
+            rx_index[ident(f.data)] = res.rx.get((f.port, i))
+    lat = []
+    for p in res.tx:
+        for o in res.tx[p]:
+            if not o.ok or o.data[0] == 0xFF:
+                continue
+            t_in = rx_index.get(ident(o.data))
+            if t_in is not None:
+                lat.append((o.sfd_ps - t_in) / 1000.0)
+    measured = len(sent)
+    delivered = len(lat)
+    lost = measured - delivered
+    return {"mode": mode, "size": size, "load": load, "clock_mhz": clk_mhz, "seg_bytes": seg,
+            "latency_ns": {"min": round(min(lat), 1) if lat else None,
+                           "avg": round(statistics.fmean(lat), 1) if lat else None,
+                           "max": round(max(lat), 1) if lat else None},
+            "throughput_pct": round(100.0 * delivered / measured, 2) if load == "full" else None,
+            "lost": lost, "frames": measured, "bad_out": bad, "model_missing": check["missing"]}
+
+
+def frames_per_port(size: int, load: str, quick: bool) -> int:
+    """Full load: long enough for the steady state (500 us of traffic, 100 us with --quick);
+    low rate: 20 frames (8)."""
+    if load == "low":
+        return 8 if quick else 20
+    span_ns = 100_000 if quick else 500_000
+    return max(4, span_ns // ((size + 20) * 8))
+
+
+def capacity_mpps(clk_mhz: float) -> float:
+    """Frames per second the datapaths can take, for frames of one segment (<= SEG_BYTES):
+    the buffer writes one segment per cycle for both datapaths together, and the L2 table takes
+    one lookup per datapath every 3 cycles (fp_node_l2_table, CLIENTS = 2); the smaller bounds."""
+    from fastpath.node import budget as node_budget
+    return round(clk_mhz * min(1.0, 2 / node_budget.TABLE_ROUND), 1)
+
+
+def _worst(results: list[dict], seg: int, clk_mhz: float = 200.0) -> tuple[float | None, float | None]:
+    """Worst latency and jitter of cut-through at full load, at one clock, for one segment size."""
+    rows = [r for r in results if r["mode"] == "ct" and r["load"] == "full" and r["clock_mhz"] == clk_mhz
+            and r["seg_bytes"] == seg]
+    lo = [r["latency_ns"]["min"] for r in rows if r["latency_ns"]["min"] is not None]
+    hi = [r["latency_ns"]["max"] for r in rows if r["latency_ns"]["max"] is not None]
+    return (max(hi), round(max(hi) - min(lo), 1)) if hi else (None, None)
+
+
+def run(quick: bool = False) -> dict:
+    sizes = [64, 512, 1518] if quick else SIZES
+    clocks = [200.0] if quick else [200.0, 125.0]
+    # (segment size, datapath clocks, modes)
+    configs = [(SEG_BYTES, clocks, ("ct", "saf"))]
+    if not quick:
+        configs.append((SEG_BYTES_ALT, [200.0, 125.0], ("ct",)))
+    results = []
+    for seg, clks, modes in configs:
+        h = NodeHarness(ports=PORTS, seg_bytes=seg)
+        for clk in clks:
+            rel = release_ns(seg, clk)
+            progress(f"{seg}-byte segments at {clk:g} MHz: {', '.join(modes)} x {len(sizes)} sizes x 2 loads")
+            for mode in modes:
+                for size in sizes:
+                    for load in ("low", "full"):
+                        n = frames_per_port(size, load, quick)
+                        r = measure(h, mode, size, load, clk, n, rel)
+                        r["release_ns"] = rel if mode == "ct" else None
+                        results.append(r)
+    worst, jitter = _worst(results, SEG_BYTES)
+    capacity = capacity_mpps(200.0)
+    out = {"config": {"ports": PORTS, "seg_bytes": SEG_BYTES, "port_clock_mhz": 125.0,
+                      "datapath_clock_mhz": clocks, "quick": quick,
+                      "also_seg_bytes": [c[0] for c in configs[1:]]},
+           "results": results,
+           "worst_latency_ns": worst,
+           "jitter_ns": jitter,
+           "capacity_mpps": capacity,
+           "capacity_mpps_125": capacity_mpps(125.0),
+           "offered_mpps_64B_full": round(PORTS * 1e3 / ((64 + 20) * 8), 2),
+           "paper": {"latency_band_ns": PAPER_BAND_NS, "jitter_ns": PAPER_JITTER_NS}}
+    for seg, clks, _ in configs[1:]:
+        w, j = _worst(results, seg)
+        out[f"seg{seg}"] = {"worst_latency_ns": w, "jitter_ns": j}
+        for clk in clks[1:]:
+            w, j = _worst(results, seg, clk)
+            out[f"seg{seg}"][f"at_{clk:g}_mhz"] = {"worst_latency_ns": w, "jitter_ns": j}
+    _plot(out)
+    return out
+
+
+def _plot(out: dict) -> None:
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return
+    fig, ax = plt.subplots(figsize=(7, 4))
+    ax.axhspan(*PAPER_BAND_NS, color="0.85", label="TrustNode measured (125 MHz, low rate)")
+    cases = sorted({(r["seg_bytes"], r["clock_mhz"]) for r in out["results"]}, key=lambda c: (-c[0], -c[1]))
+    for seg, clk in cases:
+        for mode, load, style in (("ct", "full", "-o"), ("ct", "low", "--o"), ("saf", "full", ":s")):
+            rows = [r for r in out["results"] if r["mode"] == mode and r["load"] == load
+                    and r["clock_mhz"] == clk and r["seg_bytes"] == seg and r["latency_ns"]["max"] is not None]
+            if not rows:
+                continue
+            xs = [r["size"] for r in rows]
+            ax.errorbar(xs, [r["latency_ns"]["avg"] for r in rows],
+                        yerr=[[r["latency_ns"]["avg"] - r["latency_ns"]["min"] for r in rows],
+                              [r["latency_ns"]["max"] - r["latency_ns"]["avg"] for r in rows]],
+                        fmt=style, capsize=3, label=f"fastpath {mode} {load} load, {clk:.0f} MHz, {seg} B segments")
+    ax.set_xlabel("frame size (bytes)")
+    ax.set_ylabel("latency SFD in -> SFD out (ns)")
+    ax.set_yscale("log")
+    ax.legend(fontsize=7)
+    ax.grid(True, which="both", alpha=0.3)
+    fig.tight_layout()
+    (BUILD / "bench").mkdir(parents=True, exist_ok=True)
+    fig.savefig(BUILD / "bench" / "node.png", dpi=120)
+    plt.close(fig)
+
+
+def table(r: dict) -> str:
+    lines = [f"{'mode':4} {'seg':>3} {'clk':>5} {'size':>5} {'load':5} {'min ns':>8} {'avg ns':>8} {'max ns':>8} "
+             f"{'jitter':>7} {'thr %':>6} {'lost':>5}"]
+    for x in r["results"]:
+        L = x["latency_ns"]
+        jit = (L["max"] - L["min"]) if L["max"] is not None else None
+        lines.append(f"{x['mode']:4} {x['seg_bytes']:3} {x['clock_mhz']:5.0f} {x['size']:5} {x['load']:5} "
+                     f"{L['min'] if L['min'] is not None else '-':>8} {L['avg'] if L['avg'] is not None else '-':>8} "
+                     f"{L['max'] if L['max'] is not None else '-':>8} {round(jit, 1) if jit is not None else '-':>7} "
+                     f"{x['throughput_pct'] if x['throughput_pct'] is not None else '-':>6} {x['lost']:5}")
+    lines.append(f"cut-through, full load, 200 MHz: worst {r['worst_latency_ns']} ns, jitter {r['jitter_ns']} ns "
+                 f"(TrustNode: {PAPER_BAND_NS[0]}-{PAPER_BAND_NS[1]} ns, jitter {PAPER_JITTER_NS} ns)")
+    for k in (k for k in r if k.startswith("seg")):
+        lines.append(f"  with {k[3:]}-byte segments: worst {r[k]['worst_latency_ns']} ns, jitter {r[k]['jitter_ns']} ns")
+        for a in (a for a in r[k] if a.startswith("at_")):
+            lines.append(f"    at {a[3:-4]} MHz: worst {r[k][a]['worst_latency_ns']} ns, jitter {r[k][a]['jitter_ns']} ns")
+    lines.append(f"datapath capacity {r['capacity_mpps']} Mpps at 200 MHz, {r['capacity_mpps_125']} at 125 MHz "
+                 f"(TrustNode: 40 Mpps); 12 x 1G of 64-byte frames offer {r['offered_mpps_64B_full']} Mpps")
+    return "\n".join(lines)
