@@ -1,0 +1,177 @@
+// ptrain: generated from ptrain/rtl/ptrain.fmt.toml by `fastpath formats`. Do not edit.
+// Tables: ptrain/docs/formats/ptrain.md
+`ifndef FASTPATH_FMT_PTRAIN_VH
+`define FASTPATH_FMT_PTRAIN_VH
+// bytes in layout eth
+`define FP_PTRAIN_ETH_LEN 14
+// Destination MAC address.
+`define FP_PTRAIN_ETH_DST_OFF 0
+`define FP_PTRAIN_ETH_DST_LEN 6
+// Source MAC address.
+`define FP_PTRAIN_ETH_SRC_OFF 6
+`define FP_PTRAIN_ETH_SRC_LEN 6
+// ETHERTYPE_IPV4 or ETHERTYPE_IPV6.
+`define FP_PTRAIN_ETH_ETHERTYPE_OFF 12
+`define FP_PTRAIN_ETH_ETHERTYPE_LEN 2
+// bytes in layout eth_vlan
+`define FP_PTRAIN_ETH_VLAN_LEN 18
+// Destination MAC address.
+`define FP_PTRAIN_ETH_VLAN_DST_OFF 0
+`define FP_PTRAIN_ETH_VLAN_DST_LEN 6
+// Source MAC address.
+`define FP_PTRAIN_ETH_VLAN_SRC_OFF 6
+`define FP_PTRAIN_ETH_VLAN_SRC_LEN 6
+// ETHERTYPE_VLAN.
+`define FP_PTRAIN_ETH_VLAN_TPID_OFF 12
+`define FP_PTRAIN_ETH_VLAN_TPID_LEN 2
+// Priority (3 bits), DEI, VLAN ID (12 bits).
+`define FP_PTRAIN_ETH_VLAN_TCI_OFF 14
+`define FP_PTRAIN_ETH_VLAN_TCI_LEN 2
+// ETHERTYPE_IPV4 or ETHERTYPE_IPV6.
+`define FP_PTRAIN_ETH_VLAN_ETHERTYPE_OFF 16
+`define FP_PTRAIN_ETH_VLAN_ETHERTYPE_LEN 2
+// bytes in layout ipv4
+`define FP_PTRAIN_IPV4_LEN 20
+// 0x45.
+`define FP_PTRAIN_IPV4_VER_IHL_OFF 0
+`define FP_PTRAIN_IPV4_VER_IHL_LEN 1
+// DSCP and ECN.
+`define FP_PTRAIN_IPV4_TOS_OFF 1
+`define FP_PTRAIN_IPV4_TOS_LEN 1
+// IP header + UDP header + UDP payload, in bytes.
+`define FP_PTRAIN_IPV4_TOTAL_LEN_OFF 2
+`define FP_PTRAIN_IPV4_TOTAL_LEN_LEN 2
+// Identification.
+`define FP_PTRAIN_IPV4_IDENT_OFF 4
+`define FP_PTRAIN_IPV4_IDENT_LEN 2
+// Flags and fragment offset: 0 (the tester never fragments).
+`define FP_PTRAIN_IPV4_FRAG_OFF 6
+`define FP_PTRAIN_IPV4_FRAG_LEN 2
+// Time to live.
+`define FP_PTRAIN_IPV4_TTL_OFF 8
+`define FP_PTRAIN_IPV4_TTL_LEN 1
+// IP_PROTO_UDP.
+`define FP_PTRAIN_IPV4_PROTO_OFF 9
+`define FP_PTRAIN_IPV4_PROTO_LEN 1
+// Header checksum.
+`define FP_PTRAIN_IPV4_CHECKSUM_OFF 10
+`define FP_PTRAIN_IPV4_CHECKSUM_LEN 2
+// Source address.
+`define FP_PTRAIN_IPV4_SRC_OFF 12
+`define FP_PTRAIN_IPV4_SRC_LEN 4
+// Destination address.
+`define FP_PTRAIN_IPV4_DST_OFF 16
+`define FP_PTRAIN_IPV4_DST_LEN 4
+// bytes in layout ipv6
+`define FP_PTRAIN_IPV6_LEN 40
+// Version 6, traffic class, flow label.
+`define FP_PTRAIN_IPV6_VER_TC_FLOW_OFF 0
+`define FP_PTRAIN_IPV6_VER_TC_FLOW_LEN 4
+// UDP header + UDP payload, in bytes.
+`define FP_PTRAIN_IPV6_PAYLOAD_LEN_OFF 4
+`define FP_PTRAIN_IPV6_PAYLOAD_LEN_LEN 2
+// IP_PROTO_UDP.
+`define FP_PTRAIN_IPV6_NEXT_HEADER_OFF 6
+`define FP_PTRAIN_IPV6_NEXT_HEADER_LEN 1
+// Hop limit.
+`define FP_PTRAIN_IPV6_HOP_LIMIT_OFF 7
+`define FP_PTRAIN_IPV6_HOP_LIMIT_LEN 1
+// Source address.
+`define FP_PTRAIN_IPV6_SRC_OFF 8
+`define FP_PTRAIN_IPV6_SRC_LEN 16
+// Destination address.
+`define FP_PTRAIN_IPV6_DST_OFF 24
+`define FP_PTRAIN_IPV6_DST_LEN 16
+// bytes in layout udp
+`define FP_PTRAIN_UDP_LEN 8
+// Source port.
+`define FP_PTRAIN_UDP_SPORT_OFF 0
+`define FP_PTRAIN_UDP_SPORT_LEN 2
+// Destination port (UDP_PORT by default, as Linux pktgen).
+`define FP_PTRAIN_UDP_DPORT_OFF 2
+`define FP_PTRAIN_UDP_DPORT_LEN 2
+// UDP header + payload, in bytes.
+`define FP_PTRAIN_UDP_LEN_OFF 4
+`define FP_PTRAIN_UDP_LEN_LEN 2
+// UDP checksum, valid over the frame as sent (see csum_adj).
+`define FP_PTRAIN_UDP_CHECKSUM_OFF 6
+`define FP_PTRAIN_UDP_CHECKSUM_LEN 2
+// bytes in layout pktgen
+`define FP_PTRAIN_PKTGEN_LEN 16
+// MAGIC (0xbe9be955).
+`define FP_PTRAIN_PKTGEN_MAGIC_OFF 0
+`define FP_PTRAIN_PKTGEN_MAGIC_LEN 4
+// Sequence number of the frame in its stream, +1 per frame, across trains; wraps.
+`define FP_PTRAIN_PKTGEN_SEQ_OFF 4
+`define FP_PTRAIN_PKTGEN_SEQ_LEN 4
+// TX time, whole seconds (modulo 2^32), written at the SFD.
+`define FP_PTRAIN_PKTGEN_TV_SEC_OFF 8
+`define FP_PTRAIN_PKTGEN_TV_SEC_LEN 4
+// TX time, microseconds within the second (0..999999), written at the SFD.
+`define FP_PTRAIN_PKTGEN_TV_USEC_OFF 12
+`define FP_PTRAIN_PKTGEN_TV_USEC_LEN 4
+// bytes in layout tester
+`define FP_PTRAIN_TESTER_LEN 42
+// MAGIC (0xbe9be955).
+`define FP_PTRAIN_TESTER_MAGIC_OFF 0
+`define FP_PTRAIN_TESTER_MAGIC_LEN 4
+// Sequence number of the frame in its stream, +1 per frame, across trains; wraps.
+`define FP_PTRAIN_TESTER_SEQ_OFF 4
+`define FP_PTRAIN_TESTER_SEQ_LEN 4
+// TX time, whole seconds (modulo 2^32), written at the SFD.
+`define FP_PTRAIN_TESTER_TV_SEC_OFF 8
+`define FP_PTRAIN_TESTER_TV_SEC_LEN 4
+// TX time, microseconds within the second (0..999999), written at the SFD.
+`define FP_PTRAIN_TESTER_TV_USEC_OFF 12
+`define FP_PTRAIN_TESTER_TV_USEC_LEN 4
+// Bits 7:4: VERSION; bits 3:0: flags (FLAG_TX_HW, FLAG_LAST, FLAG_SYNCED). A receiver takes a frame with another version for a foreign one.
+`define FP_PTRAIN_TESTER_VER_FLAGS_OFF 16
+`define FP_PTRAIN_TESTER_VER_FLAGS_LEN 1
+// Stream id: one sequence space per generator (or per port of one).
+`define FP_PTRAIN_TESTER_STREAM_OFF 17
+`define FP_PTRAIN_TESTER_STREAM_LEN 1
+// The frame's length as sent, in bytes from the destination MAC to the end of the payload, without FCS (a path that adds or removes a tag changes the length that arrives; a receiver detects truncation from the IP and UDP lengths).
+`define FP_PTRAIN_TESTER_FRAME_LEN_OFF 18
+`define FP_PTRAIN_TESTER_FRAME_LEN_LEN 2
+// Train number in the stream, +1 per train.
+`define FP_PTRAIN_TESTER_TRAIN_OFF 20
+`define FP_PTRAIN_TESTER_TRAIN_LEN 4
+// Position of the frame in its train, 0..train_len-1.
+`define FP_PTRAIN_TESTER_INDEX_OFF 24
+`define FP_PTRAIN_TESTER_INDEX_LEN 4
+// Frames in the train (at least 1).
+`define FP_PTRAIN_TESTER_TRAIN_LEN_OFF 28
+`define FP_PTRAIN_TESTER_TRAIN_LEN_LEN 4
+// TX time as fp_time (Q48.16 ns), taken and written when the SFD leaves the transmitter.
+`define FP_PTRAIN_TESTER_TX_TIME_OFF 32
+`define FP_PTRAIN_TESTER_TX_TIME_LEN 8
+// Written with tx_time: keeps the UDP checksum valid (ones' complement of the ones'-complement sum of tv_sec, tv_usec and tx_time as 16-bit words).
+`define FP_PTRAIN_TESTER_CSUM_ADJ_OFF 40
+`define FP_PTRAIN_TESTER_CSUM_ADJ_LEN 2
+// Linux pktgen's PKTGEN_MAGIC, the first 4 bytes of the UDP payload.
+`define FP_PTRAIN_MAGIC 32'd3197888853
+// Tester header version, in ver_flags[7:4].
+`define FP_PTRAIN_VERSION 4'd1
+// ver_flags bit 0: tx_time was taken by hardware at the SFD (0: by software, e.g. the software model).
+`define FP_PTRAIN_FLAG_TX_HW 4'd1
+// ver_flags bit 1: the last frame of its train.
+`define FP_PTRAIN_FLAG_LAST 4'd2
+// ver_flags bit 2: the transmitter's clock was locked to its PPS reference when the frame left.
+`define FP_PTRAIN_FLAG_SYNCED 4'd4
+// Ethertype of IPv4.
+`define FP_PTRAIN_ETHERTYPE_IPV4 16'd2048
+// Ethertype of IPv6.
+`define FP_PTRAIN_ETHERTYPE_IPV6 16'd34525
+// TPID of an 802.1Q tag.
+`define FP_PTRAIN_ETHERTYPE_VLAN 16'd33024
+// IP protocol / next header of UDP.
+`define FP_PTRAIN_IP_PROTO_UDP 8'd17
+// Default UDP destination port (Linux pktgen's default, discard).
+`define FP_PTRAIN_UDP_PORT 16'd9
+// Shortest tester frame over IPv4 without a tag, without FCS: 14 + 20 + 8 + 42.
+`define FP_PTRAIN_MIN_FRAME_IPV4 7'd84
+// Shortest tester frame over IPv6 without a tag, without FCS: 14 + 40 + 8 + 42.
+`define FP_PTRAIN_MIN_FRAME_IPV6 7'd104
+// Bytes a frame occupies on the wire beyond its length without FCS: FCS 4, preamble and SFD 8, minimum inter-frame gap 12.
+`define FP_PTRAIN_WIRE_OVERHEAD 5'd24
+`endif

@@ -1,0 +1,209 @@
+"""Tester frames (fastpath.ptrain.frame): the description's layout, build/parse round trips with
+scapy's view of the outer headers, the UDP checksum kept valid by csum_adj, Wireshark's pktgen
+dissector recognising the frames (when tshark is installed), foreign frames ignored and broken
+tester frames raising Malformed with the right reason."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pytest
+
+from fastpath import formats
+from fastpath.ptrain import capture as cap
+from fastpath.ptrain import frame as fr
+
+T0 = (1_700_000_000_123_456_789 << 16) | 0x4321   # a Unix-time fp_time (full width) with a fraction
+VARIANTS = [fr.Headers(), fr.Headers(vlan=100, pcp=5), fr.Headers(ipv6=True), fr.Headers(ipv6=True, vlan=7)]
+
+
+def _scapy(data: bytes):
+    from scapy.layers.l2 import Ether
+    return Ether(data)
+
+
+def test_the_description_matches_linux_pktgen_and_the_docs():
+    f = formats.load("ptrain")
+    pg = f.layout("pktgen")
+    assert [(x.name, x.offset, x.nbytes) for x in pg.fields] == \
+        [("magic", 0, 4), ("seq", 4, 4), ("tv_sec", 8, 4), ("tv_usec", 12, 4)]   # struct pktgen_hdr
+    t = f.layout("tester")
+    assert t.length == fr.HEADER_LEN == 42
+    assert t.field("tx_time").offset % 2 == 0 and t.field("csum_adj").offset % 2 == 0
+    assert f.const["magic"] == 0xBE9BE955 and f.const["udp_port"] == 9
+    assert f.const["min_frame_ipv4"] == fr.Headers().min_frame == 84
+    assert f.const["min_frame_ipv6"] == fr.Headers(ipv6=True).min_frame == 104
+    assert f.const["wire_overhead"] == 24 and fr.wire_bytes(1514) == 1538
+
+
+@pytest.mark.parametrize("headers", VARIANTS, ids=["ipv4", "ipv4-vlan", "ipv6", "ipv6-vlan"])
+@pytest.mark.parametrize("size", [None, 300, 1514])
+def test_build_parse_round_trip(headers, size):
+    from scapy.layers.inet import IP, UDP
+    from scapy.layers.inet6 import IPv6
+    from scapy.layers.l2 import Dot1Q
+
+    size = size or headers.min_frame
+    data = fr.build(size, 0xFFFFFFFE, 77, 5, 9, T0, stream=3, flags=fr.FLAG_LAST | fr.FLAG_TX_HW, headers=headers)
+    assert len(data) == size
+    p = _scapy(data)
+    assert p.dst == headers.dst_mac and p.src == headers.src_mac
+    if headers.vlan is not None:
+        assert p[Dot1Q].vlan == headers.vlan and p[Dot1Q].prio == headers.pcp
+    ip = p[IPv6] if headers.ipv6 else p[IP]
+    assert (ip.src, ip.dst) == (("2001:db8::1", "2001:db8::2") if headers.ipv6 else ("192.0.2.1", "198.51.100.1"))
+    u = p[UDP]
+    assert (u.sport, u.dport, u.len) == (9, 9, size - headers.length + 8)
+    sent = u.chksum
+    del u.chksum
+    assert _scapy(bytes(p))[UDP].chksum == sent != 0, "the UDP checksum is valid as sent"
+    got = fr.parse(data)
+    assert got == fr.TesterFrame(seq=0xFFFFFFFE, stream=3, train=77, index=5, train_len=9,
+                                 tx_time=T0 & (2**64 - 1), tv_sec=1_700_000_000, tv_usec=123_456,
+                                 flags=fr.FLAG_LAST | fr.FLAG_TX_HW, frame_len=size, size=size,
+                                 ipv6=headers.ipv6, vlan=headers.vlan)
+    assert bytes(u.payload)[:4] == b"\xbe\x9b\xe9\x55"
+
+
+@pytest.mark.parametrize("headers", VARIANTS[1:3], ids=["ipv4-vlan", "ipv6"])
+def test_csum_adj_keeps_the_generators_checksum(headers):
+    """The checksum computed with the time fields at zero (the generator) stays valid after the
+    TX MAC writes them with csum_adj: zeroing them again leaves a frame with the same checksum."""
+    from scapy.layers.inet import UDP
+
+    for tx in (0, T0, 2**64 - 1, (2**48 - 1) << 16, 0x0123_4567_89AB_CDEF << 3):
+        data = bytearray(fr.build(500, 1, 2, 3, 4, tx, headers=headers))
+        p = headers.length
+        for name in ("tv_sec", "tv_usec", "tx_time", "csum_adj"):
+            f = fr.TESTER.field(name)
+            data[p + f.offset:p + f.offset + f.nbytes] = bytes(f.nbytes)
+        q = _scapy(bytes(data))
+        sent = q[UDP].chksum
+        del q[UDP].chksum
+        assert _scapy(bytes(q))[UDP].chksum == sent
+
+
+def test_pktgen_time_is_the_tx_time_truncated_to_the_microsecond():
+    ns = 1_234_567_890_123_456_789
+    for frac in (0, 1, 0xFFFF):
+        t = (ns << 16) | frac
+        assert fr.pktgen_time(t) == ((ns // 10**9) & 0xFFFFFFFF, 123_456)
+        sec, usec = fr.pktgen_time(t)
+        assert fr.time_consistent(t & (2**64 - 1), sec, usec)       # against the 64-bit field
+        assert not fr.time_consistent(t & (2**64 - 1), sec, (usec + 1) % 10**6)
+        assert not fr.time_consistent(t, sec, 10**6)
+    data = fr.build(100, 0, 0, 0, 1, (ns << 16))
+    got = fr.parse(data)
+    assert got.tx_time == (ns << 16) & (2**64 - 1) and got.tv_sec == (ns // 10**9) & 0xFFFFFFFF
+
+
+def _foreign() -> list[bytes]:
+    from scapy.layers.inet import IP, TCP, UDP
+    from scapy.layers.inet6 import IPv6
+    from scapy.layers.l2 import ARP, Ether
+    from scapy.packet import Raw
+
+    e = Ether(src="02:00:00:00:00:01", dst="02:00:00:00:00:02")
+    magic = bytes.fromhex("be9be955")
+    linux = magic + bytes(range(12))  # a Linux pktgen header: seq, sec, usec; zero padding after
+    return [bytes(x) for x in [
+        e / ARP(),
+        e / IP() / TCP() / Raw(magic + bytes(60)),
+        e / IP() / UDP() / Raw(bytes(80)),
+        e / IP() / UDP(dport=9) / Raw(linux + bytes(60)),          # Linux pktgen: version 0
+        e / IP() / UDP(dport=9) / Raw(linux[:16] + bytes(2)),      # Linux pktgen, 60-byte frame
+        e / IPv6() / UDP() / Raw(linux + bytes([0x20]) + bytes(60)),  # another tester version
+        e / IP(frag=10) / Raw(magic + bytes(60)),                  # a later fragment
+    ]] + [b"", b"\x02" * 13]
+
+
+def test_foreign_frames_are_none():
+    for data in _foreign():
+        assert fr.parse(data) is None, data.hex()
+
+
+def _patch(data: bytes, headers: fr.Headers, **fields) -> bytes:
+    """Rewrite tester fields and clear the UDP checksum (0: not checked), to craft bad frames."""
+    out = bytearray(data)
+    p = headers.length
+    for name, v in fields.items():
+        f = fr.TESTER.field(name)
+        out[p + f.offset:p + f.offset + f.nbytes] = v.to_bytes(f.nbytes, "big")
+    out[p - 2:p] = bytes(2)
+    return bytes(out)
+
+
+@pytest.mark.parametrize("headers", VARIANTS, ids=["ipv4", "ipv4-vlan", "ipv6", "ipv6-vlan"])
+def test_broken_tester_frames_are_malformed(headers):
+    size = 400
+    good = fr.build(size, 10, 1, 2, 5, T0, headers=headers)
+    p = headers.length
+    # Cut anywhere from the version byte to one byte short of the frame: truncated.
+    for n in list(range(p + 17, p + fr.HEADER_LEN + 2)) + [size - 1]:
+        with pytest.raises(fr.Malformed) as e:
+            fr.parse(good[:n])
+        assert e.value.reason == "truncated", n
+    # Cut before the version byte, while the UDP length announces a tester header: truncated.
+    for n in range(p + 4, p + 17):
+        with pytest.raises(fr.Malformed, match="truncated"):
+            fr.parse(good[:n])
+    # A capture cut by its snap length after the tester header keeps the frame (wire length known).
+    snap = fr.parse(good[:p + fr.HEADER_LEN], wire_len=size)
+    assert snap is not None and snap.seq == 10 and snap.size == size
+    with pytest.raises(fr.Malformed, match="truncated"):
+        fr.parse(good[:p + fr.HEADER_LEN], wire_len=size - 1)
+    flipped = bytearray(good)
+    flipped[-1] ^= 0x01
+    with pytest.raises(fr.Malformed, match="bad_checksum"):
+        fr.parse(bytes(flipped))
+    with pytest.raises(fr.Malformed, match="bad_fields"):
+        fr.parse(_patch(good, headers, index=5))
+    with pytest.raises(fr.Malformed, match="bad_fields"):
+        fr.parse(_patch(good, headers, train_len=0, index=0))
+    with pytest.raises(fr.Malformed, match="time_mismatch"):
+        fr.parse(_patch(good, headers, tv_usec=(fr.pktgen_time(T0)[1] + 2) % 10**6))
+    with pytest.raises(fr.Malformed, match="time_mismatch"):
+        fr.parse(_patch(good, headers, tv_usec=10**6))
+    longer = bytearray(_patch(good, headers))
+    longer[p - 4:p - 2] = (size - p + 8 + 2).to_bytes(2, "big")      # UDP length != IP's
+    with pytest.raises(fr.Malformed, match="bad_length"):
+        fr.parse(bytes(longer))
+    assert fr.parse(_patch(good, headers)).seq == 10, "checksum 0: not checked, otherwise fine"
+    if not headers.ipv6:
+        mf = bytearray(good)
+        l3 = p - 8 - 20
+        mf[l3 + 6] |= 0x20
+        with pytest.raises(fr.Malformed, match="fragment"):
+            fr.parse(bytes(mf))
+
+
+def test_build_refuses_what_the_format_cannot_carry():
+    with pytest.raises(ValueError, match="84..65535"):
+        fr.build(83, 0, 0, 0, 1, 0)
+    with pytest.raises(ValueError, match="108..65535"):
+        fr.build(104, 0, 0, 0, 1, 0, headers=fr.Headers(ipv6=True, vlan=1))
+    with pytest.raises(ValueError, match="not in a train"):
+        fr.build(100, 0, 0, 3, 3, 0)
+
+
+@pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark is not installed")
+def test_wireshark_recognises_the_pktgen_header(tmp_path):
+    """Wireshark's pktgen dissector is a heuristic UDP dissector (pktgen_udp, on by default; no
+    port registration, so `-d udp.port==9,pktgen` does not apply): it takes the frames by their
+    magic and shows the same sequence number and seconds/microseconds; it also finds the UDP
+    checksum good (status 1)."""
+    frames = [cap.Captured(fr.build(200 + 10 * i, 1000 + i, 0, i, 4, T0 + i * (1000 << 16), headers=h), T0, 0)
+              for i, h in enumerate(VARIANTS)]
+    path = tmp_path / "t.pcapng"
+    cap.write_pcapng(path, frames)
+    out = subprocess.run(["tshark", "-n", "-r", str(path), "--enable-heuristic", "pktgen_udp",
+                          "-o", "udp.check_checksum:TRUE", "-T", "fields", "-e", "pktgen.magic",
+                          "-e", "pktgen.seqnum", "-e", "pktgen.tvsec", "-e", "pktgen.tvusec",
+                          "-e", "udp.checksum.status"],
+                         capture_output=True, text=True, timeout=60, env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"})
+    assert out.returncode == 0, out.stderr
+    rows = [line.split("\t") for line in out.stdout.splitlines()]
+    assert len(rows) == 4
+    for i, row in enumerate(rows):
+        sec, usec = fr.pktgen_time(T0 + i * (1000 << 16))
+        assert row == ["0xbe9be955", str(1000 + i), str(sec), str(usec), "1"], row
