@@ -1,0 +1,166 @@
+"""`fastpath p4 compile|stf|run`: the P4 agent (compiler), STF tests and captures through a program.
+
+Every verb runs on the reference interpreter (`fastpath.p4.interp`); the RTL pipeline is not built
+yet, and `stf` and `run` say so in their output.
+
+`run` writes a pcapng capture with one interface per egress port, named `port N` (interface ids
+in order of first use), and each packet's comment says its egress port and which input packet
+it came from: Wireshark's "Interface name" column (or `frame.interface_name`) shows the port.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import struct
+from collections import Counter
+from pathlib import Path
+
+from fastpath.cli import UsageError
+
+BACKEND_LINE = "backend: reference interpreter (RTL not built yet)"
+
+
+def _compile(path: str):
+    from fastpath.p4 import compiler
+    p = Path(path)
+    if not p.is_file():
+        raise UsageError(f"no such program: {path}")
+    try:
+        return compiler.compile_file(p)
+    except compiler.P4CompileError as e:
+        raise UsageError(f"{p.name}: refused: {e}") from None
+
+
+def _cmd_compile(args) -> int:
+    from fastpath.p4 import compiler
+    cfg = _compile(args.program)
+    print(compiler.summary(cfg))
+    if args.output:
+        Path(args.output).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.output).write_text(cfg.to_json())
+        print(f"configuration -> {args.output}")
+    if args.json:
+        stats = {"program": cfg.program, "json": str(args.program), "compile_ms": round(cfg.compile_ms, 3),
+                 "target": cfg.target, "tables": len(cfg.tables), "actions": len(cfg.actions),
+                 "parse_states": len(cfg.parser.states), "phv_bits": cfg.phv_width,
+                 "tcam_blocks": sum(t.tcam_blocks for t in cfg.tables),
+                 "hash_tables": sum(t.memory == "hash" for t in cfg.tables), "notes": cfg.notes}
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps(stats, indent=1) + "\n")
+    return 0
+
+
+def _cmd_stf(args) -> int:
+    from fastpath.p4 import stf
+    cfg = _compile(args.program)
+    if not Path(args.test).is_file():
+        raise UsageError(f"no such STF file: {args.test}")
+    try:
+        report = stf.run(Path(args.test).read_text(), stf.InterpreterBackend(cfg), name=Path(args.test).name)
+    except stf.StfError as e:
+        raise UsageError(str(e)) from None
+    print(BACKEND_LINE)
+    for c in report.checks:
+        print(c)
+    print(f"stf: {report.passed} expectations passed, {report.failed} failed")
+    return 0 if report.ok else 1
+
+
+def write_pcapng(path: str | Path, packets: list[tuple[int, bytes, float, str]]) -> None:
+    """Packets (egress port, bytes, time, comment) as pcapng, one Ethernet interface per port."""
+    def block(btype: int, body: bytes) -> bytes:
+        body += b"\0" * (-len(body) % 4)
+        n = len(body) + 12
+        return struct.pack("<II", btype, n) + body + struct.pack("<I", n)
+
+    def option(code: int, value: bytes) -> bytes:
+        return struct.pack("<HH", code, len(value)) + value + b"\0" * (-len(value) % 4)
+
+    end = struct.pack("<HH", 0, 0)
+    out = bytearray(block(0x0A0D0D0A, struct.pack("<IHHq", 0x1A2B3C4D, 1, 0, -1)
+                          + option(4, b"fastpath p4 run (reference interpreter)") + end))
+    ifids: dict[int, int] = {}
+    for port, data, t, comment in packets:
+        if port not in ifids:
+            ifids[port] = len(ifids)
+            out += block(1, struct.pack("<HHI", 1, 0, 65535) + option(2, f"port {port}".encode()) + end)
+        us = int(round(t * 1e6))
+        body = struct.pack("<IIIII", ifids[port], us >> 32, us & 0xFFFFFFFF, len(data), len(data))
+        body += data + b"\0" * (-len(data) % 4)
+        out += block(6, body + option(1, comment.encode()) + end)
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_bytes(bytes(out))
+
+
+def _cmd_run(args) -> int:
+    from fastpath.frames import read_pcap
+    from fastpath.p4 import runtime, stf
+    if not 0 <= args.port <= 510:
+        raise UsageError(f"--port {args.port}: ports are 0..510")
+    cfg = _compile(args.program)
+    backend = stf.InterpreterBackend(cfg)
+    if args.commands:
+        if not Path(args.commands).is_file():
+            raise UsageError(f"no such commands file: {args.commands}")
+        try:
+            runtime.Runtime(backend.tables).run(Path(args.commands).read_text())
+        except runtime.CommandError as e:
+            raise UsageError(f"{args.commands}: {e}") from None
+    if not Path(args.input).is_file():
+        raise UsageError(f"no such capture: {args.input}")
+    try:
+        frames = read_pcap(args.input)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    out, errors, per_port, digests, dropped = [], Counter(), Counter(), 0, 0
+    for i, f in enumerate(frames):
+        r = backend.interp.process(f.data, args.port)
+        errors[r.parser_error] += 1
+        digests += len(r.digests)
+        dropped += r.dropped
+        for port, data in r.outputs:
+            per_port[port] += 1
+            out.append((port, data, f.time, f"egress port {port}; input packet {i + 1} on port {args.port}"))
+    write_pcapng(args.output, out)
+    print(BACKEND_LINE)
+    print(f"{len(frames)} packets in on port {args.port}, {len(out)} out, {dropped} dropped -> {args.output}")
+    print("out per port: " + (", ".join(f"port {p}: {n}" for p, n in sorted(per_port.items())) or "none"))
+    print("parser errors: " + ", ".join(f"{k}: {v}" for k, v in sorted(errors.items())))
+    if digests:
+        print(f"digests: {digests}")
+    if args.json:
+        stats = {"backend": "reference interpreter", "packets_in": len(frames), "packets_out": len(out),
+                 "dropped": dropped, "per_port": {str(p): n for p, n in sorted(per_port.items())},
+                 "parser_errors": dict(errors), "digests": digests}
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps(stats, indent=1) + "\n")
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    s = sub.add_parser("p4", help="the P4 agent: compile BMv2 JSON, run STF tests and captures (reference "
+                                  "interpreter; the RTL pipeline is not built yet)")
+    p4sub = s.add_subparsers(dest="p4cmd", required=True)
+    t = p4sub.add_parser("compile", help="compile p4c's BMv2 JSON into the pipeline configuration",
+                         description="compile p4c's BMv2 JSON (p4c-bm2-ss output) into the pipeline configuration; "
+                                     "prints a summary, refuses what the hardware cannot do")
+    t.add_argument("program", help="BMv2 JSON (PROGRAM.json)")
+    t.add_argument("-o", "--output", metavar="CONFIG.json", help="write the configuration as JSON")
+    t.add_argument("--json", metavar="STATS.json", help="write statistics (compile_ms, tables, ...) as JSON")
+    t.set_defaults(fn=_cmd_compile)
+    t = p4sub.add_parser("stf", help="run a p4c STF test on the reference interpreter",
+                         description="run a p4c STF test on the reference interpreter; prints every expectation, "
+                                     "exit status 1 if any fails")
+    t.add_argument("program", help="BMv2 JSON")
+    t.add_argument("test", help="STF file")
+    t.set_defaults(fn=_cmd_stf)
+    t = p4sub.add_parser("run", help="run a capture through a program (reference interpreter)",
+                         description="run a capture through a program on the reference interpreter; writes a pcapng "
+                                     "with one interface per egress port (named 'port N')")
+    t.add_argument("program", help="BMv2 JSON")
+    t.add_argument("input", help="input pcap/pcapng (Ethernet)")
+    t.add_argument("output", help="output pcapng")
+    t.add_argument("--commands", metavar="CMDS.txt", help="simple_switch_CLI table commands to run first")
+    t.add_argument("--port", type=int, default=0, help="ingress port of every packet (default 0)")
+    t.add_argument("--json", metavar="STATS.json", help="also write the counts as JSON")
+    t.set_defaults(fn=_cmd_run)
