@@ -1,19 +1,19 @@
-"""`fastpath bench fade`: the FADE-10G host side (host/fade/, libfade) against TCP, over veth.
+"""`fastpath bench fade`: the FADE-10G host side (fade/host/, libfade) against TCP, over veth.
 
 Two network namespaces joined by one veth pair, MTU 9000, created here and deleted whatever
 happens:
 
     board ns  e0 (02:00:00:00:fa:02, 198.18.250.2) <--veth--> h0 (02:00:00:00:fa:01, 198.18.250.1)  host ns
 
-`host/build/fade-emu` (the software front-end board) runs in the board namespace and streams the
-test pattern at full speed; `host/build/fade-recv` (libfade; by default in poll mode, reading
+`build/host/fade-emu` (the software front-end board) runs in the board namespace and streams the
+test pattern at full speed; `build/host/fade-recv` (libfade; by default in poll mode, reading
 in-order packets in place from the RX ring) receives it in the host namespace, verifies every
 word and reports goodput and its own CPU time (user + sys from getrusage, all its threads: the
 reader, the command thread, and the receive thread in the threaded mode), from START to the end
 of the stream
 (fade_open() apart, as cpu_setup_s). Loss is injected with nftables in both directions: a netdev ingress
 rule `ether type 0xfade numgen random mod 1000 < 10 * LOSS_PCT drop` on each end. The same number
-of bytes then goes over TCP on the same veth (`host/build/fade-tcp`, receiver in the host
+of bytes then goes over TCP on the same veth (`build/host/fade-tcp`, receiver in the host
 namespace, CPU time of the receiver from the accepted connection to EOF). At 0 % loss FADE
 (windows 2^4, 2^6 - the largest the RTL core takes, N <= 6 - and 2^8; libfade in poll mode,
 and at 2^4 and 2^8 with its receive thread: "threaded_runs", and

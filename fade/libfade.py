@@ -1,4 +1,4 @@
-"""ctypes binding of libfade (host/build/libfade.so), the FADE-10G host side in C.
+"""ctypes binding of libfade (build/host/libfade.so), the FADE-10G host side in C.
 
     from fastpath.fade.libfade import Board
     with Board("h0", "02:00:00:00:00:02") as b:      # GETMAC (and a RESET of the board)
@@ -10,7 +10,7 @@
         b.stop()                                     # STOPMAC; read on until b.eos
         print(b.counters())
 
-The library must be built first (`make -C host`). API and protocol: fade/docs/host.md,
+The library must be built first (`make host`). API and protocol: fade/docs/host.md,
 fade/host/include/fastpath/fade.h. Errors raise FadeError (an OSError with the errno).
 """
 from __future__ import annotations
@@ -56,11 +56,11 @@ _lib = None
 
 
 def lib() -> ctypes.CDLL:
-    """The loaded library (built by `make -C host`)."""
+    """The loaded library (built by `make host`)."""
     global _lib
     if _lib is None:
         if not LIB.exists():
-            raise FileNotFoundError(f"{LIB} is not built: make -C host")
+            raise FileNotFoundError(f"{LIB} is not built: make host")
         L = ctypes.CDLL(str(LIB), use_errno=True)
         vp, u, i, sz = ctypes.c_void_p, ctypes.c_uint, ctypes.c_int, ctypes.c_size_t
         L.fade_options_default.argtypes = [ctypes.POINTER(Options)]
@@ -183,7 +183,7 @@ class Board:
 def available() -> str | None:
     """Why the binding cannot be used here, or None."""
     if not LIB.exists():
-        return f"{LIB} not built (make -C host)"
+        return f"{LIB} not built (make host)"
     if os.geteuid() != 0:
         return "not root (AF_PACKET needs CAP_NET_RAW)"
     return None

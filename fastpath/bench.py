@@ -12,6 +12,7 @@ import ast
 import importlib
 import json
 import os
+import re
 import sys
 import time
 
@@ -29,7 +30,7 @@ def available() -> dict[str, str]:
         if path.exists():
             doc = ast.get_docstring(ast.parse(path.read_text())) or ""
             line = (doc.strip().splitlines() or [""])[0]
-            out[name] = line.split("`: ", 1)[1] if line.startswith("`fastpath bench") and "`: " in line else line
+            out[name] = re.sub(r"^`fastpath bench \w+`[^:]*:\s*", "", line)
     return out
 
 

@@ -6,8 +6,8 @@ whatever happens:
     sender ns  s0 <--veth--> f0  forwarder ns  f1 <--veth--> k0  sink ns
                s1 <------------------veth------------------> k1        (calibration path)
 
-`host/build/gre_fwd` runs in the forwarder namespace (AF_XDP when it can be set up, else
-AF_PACKET). `host/build/gre_bench_sender` runs in the sender namespace and also opens the sink
+`build/host/gre_fwd` runs in the forwarder namespace (AF_XDP when it can be set up, else
+AF_PACKET). `build/host/gre_bench_sender` runs in the sender namespace and also opens the sink
 socket in the sink namespace, so one process on one clock (CLOCK_MONOTONIC) writes the TX
 timestamp into each frame and measures receive time - TX timestamp for each frame that comes
 back decapsulated. Frames are 88 bytes (92 on a wire with the FCS, the seed paper's size):
@@ -145,7 +145,7 @@ class Topology:
 # ---- the C programs ---------------------------------------------------------------------------
 
 def build() -> None:
-    """make -C host (the forwarder, the sender and the parser library)."""
+    """make host (the forwarder, the sender and the parser library)."""
     _run(["make", "-s", "-f", str(host.MAKEFILE), "all"], timeout=300)
 
 

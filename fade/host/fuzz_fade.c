@@ -1,7 +1,7 @@
 /*
  * Fuzzing the FADE-10G frame parser and the receiver packet buffer.
  *
- * Built two ways (host/Makefile):
+ * Built two ways (host.mk beside this file):
  *  - with clang -fsanitize=fuzzer: a libFuzzer target (LLVMFuzzerTestOneInput);
  *  - with -DFUZZ_STANDALONE (any C compiler): a deterministic driver running N million frames:
  *    well-formed frames of every type (random fields, packet numbers around the receiver's

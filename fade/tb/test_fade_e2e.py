@@ -1,7 +1,7 @@
 """FADE-10G end to end: the RTL core in simulation meets the real host receiver over Linux.
 
 fp_fade_core's Ethernet streams are bridged (fastpath.sim.linux_port) to one end of a veth pair in
-one network namespace; `fade-recv` (host/fade, the C library) runs in another namespace on the
+one network namespace; `fade-recv` (fade/host, the C library) runs in another namespace on the
 other end, with nftables dropping 5 % of the frames in both directions. fade-recv opens the board
 by its MAC address, sends START, verifies the test pattern (each 64-bit word = previous + 1),
 sends user commands while the data streams (each must return arg * 2 + 1, executed exactly once:

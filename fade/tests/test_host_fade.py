@@ -1,4 +1,4 @@
-"""host/fade: the FADE-10G host side in C (libfade, fade-recv, fade-emu, fade-tcp).
+"""fade/host: the FADE-10G host side in C (libfade, fade-recv, fade-emu, fade-tcp).
 
 * the C code builds warning-free; its unit tests (parser, receiver buffer, serial-number wrap,
   duplicates and packets from the future) pass under ASan + UBSan;

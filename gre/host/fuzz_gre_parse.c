@@ -1,7 +1,7 @@
 /*
  * Fuzzing gre_parse.
  *
- * Built two ways (host/Makefile):
+ * Built two ways (host.mk beside this file):
  *  - with clang -fsanitize=fuzzer: a libFuzzer target (LLVMFuzzerTestOneInput). The first input
  *    byte steers the harness: bit 0 repairs the IPv4 header checksum and bit 1 the IP length
  *    field before parsing, so the fuzzer gets past those checks instead of stopping at them.

@@ -3,7 +3,7 @@
 * the C code builds warning-free; its unit tests pass under ASan + UBSan;
 * the fuzz driver runs a bounded number of frames under ASan + UBSan (and libFuzzer, briefly,
   when clang is installed);
-* the C parser (host/build/libgre_parse.so, through ctypes) gives the same verdict and the same
+* the C parser (build/host/libgre_parse.so, through ctypes) gives the same verdict and the same
   output bytes as `ref_decap` below on structured, mutated and random frames and on a real GRE
   capture;
 * end to end, as root with network namespaces: frames sent into the forwarder over veth come out
