@@ -8,17 +8,17 @@
 // hardware TCAMs): blocks cascade by position (fp_p4_tcam_merge, fp_p4_tcam_cascade) and an LPM
 // table is its entries sorted by prefix length, longest first.
 //
-// Pipeline (one lookup per cycle, no stall, every stage a register): the key register; compare
-// (each entry's key bits in chunks of CMP_CHUNK, one flag per chunk); an AND tree of radix
-// AND_RADIX over each entry's chunk flags (no stage when there is one chunk); a priority-encoder
-// tree of radix ENC_RADIX over the entries; the action read (a small RAM, LUT RAM, read with the
-// final index) into the output register.
+// Pipeline (one lookup per cycle, no stall, every stage a register): the key register (one copy
+// per 8 entries, to bound its fanout); compare (each entry's key bits in chunks of CMP_CHUNK,
+// one flag per chunk); an AND tree of radix AND_RADIX over each entry's chunk flags (no stage
+// when there is one chunk); a priority-encoder tree of radix ENC_RADIX over the entries; the
+// action read (a small RAM, LUT RAM, read with the final index) into the output register.
 //
 // Writes: wr_en writes entry wr_index whole (valid bit, value, mask, action), one write per cycle
-// while lookups go on. A lookup sees every write presented at least one cycle before its key;
-// a lookup whose key is presented in the same cycle as a write of its entry (or before it) sees
-// the OLD entry, whole: old match and old action (the action write is delayed LATENCY cycles,
-// so that it lands when no earlier lookup can still read the old action).
+// while lookups go on. A lookup sees every write presented at least two cycles before its key;
+// a lookup whose key is presented in the same cycle as a write of its entry, or one cycle after
+// it, sees the OLD entry, whole: old match and old action (the action write is delayed
+// LATENCY + 1 cycles, so that it lands when no earlier lookup can still read the old action).
 //
 // Latency:    LATENCY = C + V + 1 cycles from key_valid to result_valid (fixed: every key gives
 //             one result), C = 1 + ceil(log_AND_RADIX(ceil(KEY_WIDTH / CMP_CHUNK))) compare
@@ -145,14 +145,21 @@ module fp_p4_tcam #(
     localparam SEL_GROUP  = 32;                   // key bits per copy of an entry's write select
     localparam SEL_COPIES = (KEY_WIDTH + SEL_GROUP - 1) / SEL_GROUP;
 
-    // ---- write port register and decode ---------------------------------------------------
-    reg                    wr_entry_valid_q;
-    reg [KEY_WIDTH-1:0]    wr_value_q, wr_mask_q;
+    // ---- write pipeline -------------------------------------------------------------------
+    // Edge 1 registers the write and decodes its index (one select per entry); edge 2 copies
+    // each entry's select next to its storage (SEL_COPIES copies) with the data; edge 3 writes
+    // the entry. No net of the write fans out to more than an entry's storage group.
+    localparam WR_DELAY = 2;                      // edges from the write's to the entry's change
 
-    // action writes, delayed LATENCY cycles (stage 0 = the write register)
-    reg [LATENCY-1:0]              act_en_d;
-    reg [LATENCY*INDEX_WIDTH-1:0]  act_idx_d;
-    reg [LATENCY*ACTION_WIDTH-1:0] act_data_d;
+    reg                    wr_entry_valid_q, wr_entry_valid_q2;
+    reg [KEY_WIDTH-1:0]    wr_value_q, wr_mask_q, wr_value_q2, wr_mask_q2;
+    reg [ENTRIES-1:0]      wr_sel_q;              // edge 1: entry i is being written
+
+    // action writes, delayed LATENCY + WR_DELAY - 1 cycles (stage 0 = the write register)
+    localparam ACT_DELAY = LATENCY + WR_DELAY - 1;
+    reg [ACT_DELAY-1:0]              act_en_d;
+    reg [ACT_DELAY*INDEX_WIDTH-1:0]  act_idx_d;
+    reg [ACT_DELAY*ACTION_WIDTH-1:0] act_data_d;
 
     wire wr_in_range;
     generate
@@ -168,17 +175,33 @@ module fp_p4_tcam #(
 
     genvar gi, gs, gc, gl, gj;
 
+    generate
+        for (gi = 0; gi < ENTRIES; gi = gi + 1) begin : g_decode
+            localparam [31:0] I32 = gi;
+            always @(posedge clk) begin
+                if (rst) begin
+                    wr_sel_q[gi] <= 1'b0;
+                end else begin
+                    wr_sel_q[gi] <= wr_en && wr_index == I32[INDEX_WIDTH-1:0];
+                end
+            end
+        end
+    endgenerate
+
     always @(posedge clk) begin
-        wr_entry_valid_q <= wr_entry_valid;
-        wr_value_q       <= wr_value;
-        wr_mask_q        <= wr_mask;
-        act_idx_d        <= {act_idx_d[0 +: (LATENCY-1)*INDEX_WIDTH], wr_index};
-        act_data_d       <= {act_data_d[0 +: (LATENCY-1)*ACTION_WIDTH], wr_action};
+        wr_entry_valid_q  <= wr_entry_valid;
+        wr_value_q        <= wr_value;
+        wr_mask_q         <= wr_mask;
+        wr_entry_valid_q2 <= wr_entry_valid_q;
+        wr_value_q2       <= wr_value_q;
+        wr_mask_q2        <= wr_mask_q;
+        act_idx_d         <= {act_idx_d[0 +: (ACT_DELAY-1)*INDEX_WIDTH], wr_index};
+        act_data_d        <= {act_data_d[0 +: (ACT_DELAY-1)*ACTION_WIDTH], wr_action};
         if (rst) begin
-            act_en_d <= {LATENCY{1'b0}};
+            act_en_d <= {ACT_DELAY{1'b0}};
             wr_bad   <= 1'b0;
         end else begin
-            act_en_d <= {act_en_d[0 +: LATENCY-1], wr_ok};
+            act_en_d <= {act_en_d[0 +: ACT_DELAY-1], wr_ok};
             wr_bad   <= wr_en && !wr_in_range;
         end
     end
@@ -212,9 +235,7 @@ module fp_p4_tcam #(
 
     generate
         for (gi = 0; gi < ENTRIES; gi = gi + 1) begin : g_entry
-            localparam [31:0] I32 = gi;
-            wire                 sel = wr_en && wr_index == I32[INDEX_WIDTH-1:0];
-            reg [SEL_COPIES-1:0] sel_q;            // this entry is written at the next edge
+            reg [SEL_COPIES-1:0] sel_q;            // edge 2: this entry is written at the next edge
             reg                  valid;
             reg [KEY_WIDTH-1:0]  value, mask;
             for (gs = 0; gs < SEL_COPIES; gs = gs + 1) begin : g_group
@@ -227,13 +248,13 @@ module fp_p4_tcam #(
                     if (rst && gs == 0) begin
                         sel_q[gs] <= 1'b0;
                     end else begin
-                        sel_q[gs] <= sel;
+                        sel_q[gs] <= wr_sel_q[gi];
                     end
                 end
                 always @(posedge clk) begin
                     if (sel_q[gs]) begin
-                        value[LO +: W] <= wr_value_q[LO +: W];
-                        mask[LO +: W]  <= wr_mask_q[LO +: W];
+                        value[LO +: W] <= wr_value_q2[LO +: W];
+                        mask[LO +: W]  <= wr_mask_q2[LO +: W];
                     end
                 end
             end
@@ -241,7 +262,7 @@ module fp_p4_tcam #(
                 if (rst) begin
                     valid <= 1'b0;
                 end else if (sel_q[0]) begin
-                    valid <= wr_entry_valid_q;
+                    valid <= wr_entry_valid_q2;
                 end
             end
 
@@ -329,10 +350,10 @@ module fp_p4_tcam #(
     wire [INDEX_WIDTH-1:0] fin_idx   = t_idx[ROOT*INDEX_WIDTH +: INDEX_WIDTH];
 
     always @(posedge clk) begin
-        // the read below sees the memory before this edge's write (a write landing now belongs
-        // to a write presented in the same cycle as this lookup's key or later: not seen)
-        if (act_en_d[LATENCY-1]) begin
-            act_mem[act_idx_d[(LATENCY-1)*INDEX_WIDTH +: INDEX_WIDTH]] <= act_data_d[(LATENCY-1)*ACTION_WIDTH +: ACTION_WIDTH];
+        // the read below sees the memory before this edge's write (a write landing now was
+        // presented one cycle before this lookup's key or later: not seen)
+        if (act_en_d[ACT_DELAY-1]) begin
+            act_mem[act_idx_d[(ACT_DELAY-1)*INDEX_WIDTH +: INDEX_WIDTH]] <= act_data_d[(ACT_DELAY-1)*ACTION_WIDTH +: ACTION_WIDTH];
         end
         if (fin_hit) begin
             result_action <= act_mem[fin_idx];

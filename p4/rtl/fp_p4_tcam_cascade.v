@@ -7,7 +7,7 @@
 // whole table, as in one block. The merge tree is balanced: an odd node at a level is merged with
 // a side that never hits, so every block's result reaches the root after the same number of
 // merges. Write semantics are those of fp_p4_tcam (a lookup sees the writes presented at least
-// one cycle before its key, whole entries, never half an entry).
+// two cycles before its key, whole entries, never half an entry).
 //
 // Latency:    fp_p4_tcam's LATENCY (for BLOCK_ENTRIES) + ceil(log2(BLOCKS)) cycles; e.g.
 //             4 x 32 entries, KEY_WIDTH 104, the defaults: 8 + 2 = 10. wr_bad: 1 cycle.

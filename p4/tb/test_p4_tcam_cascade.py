@@ -1,8 +1,8 @@
 """fp_p4_tcam_cascade: TCAMs of 64, 128 and 15 entries built from fp_p4_tcam blocks and a tree of
 fp_p4_tcam_merge, checked as one TCAM by the cocotb tests of test_p4_tcam.py (imported below:
 cocotb runs the tests it finds in this module). The reference is the same one-table model: the
-lowest index over ALL blocks wins, a lookup sees the writes presented before its key's cycle in
-every block, the latency is the block's plus one cycle per merge level (asserted exactly), and a
+lowest index over ALL blocks wins, a lookup sees the writes presented two or more cycles before
+its key in every block, the latency is the block's plus one cycle per merge level (asserted exactly), and a
 write beyond the last entry raises wr_bad. Random traffic, LPM routes spread over the blocks,
 write hazards and reset, with the same random timing (no backpressure: a valid-only pipeline).
 """
