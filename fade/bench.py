@@ -66,7 +66,8 @@ from pathlib import Path
 from fastpath.paths import ROOT
 from fastpath import host
 from fastpath.netns import in_netns
-from fastpath.gre.bench_sw import _run, unavailable as _ns_unavailable
+from fastpath.gre.bench_sw import unavailable as _ns_unavailable
+from fastpath.netns import _run
 
 BUILD = host.BUILD
 EMU = BUILD / "fade-emu"

@@ -43,9 +43,9 @@ import sys
 import time
 from pathlib import Path
 
-from fastpath.netns import in_netns  # noqa: F401  (re-exported: tests import it from here)
 from fastpath.paths import ROOT
-from fastpath import host
+from fastpath import host, netns
+from fastpath.netns import _run
 
 BUILD = host.BUILD
 FWD = BUILD / "gre_fwd"
@@ -65,37 +65,13 @@ IDLE_US = 2000
 
 # ---- namespaces -------------------------------------------------------------------------------
 
-def _run(cmd: list[str], timeout: float = 20, check: bool = True) -> subprocess.CompletedProcess:
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    if check and proc.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)}: exit {proc.returncode}: {proc.stderr.strip()}")
-    return proc
-
-
 def unavailable() -> str | None:
     """Why this machine cannot run the veth benchmark, or None if it can."""
     if sys.platform != "linux":
         return "not Linux"
-    if os.geteuid() != 0:
-        return "not root (network namespaces and AF_PACKET need root)"
-    if not shutil.which("ip"):
-        return "no `ip` command (iproute2)"
-    if not shutil.which("make") or not (shutil.which("cc") or shutil.which("gcc")):
+    if not host.available():
         return "no C compiler / make"
-    name = f"fpgprobe{os.getpid()}"
-    try:
-        proc = _run(["ip", "netns", "add", name], check=False)
-        if proc.returncode != 0:
-            return f"`ip netns add` fails: {proc.stderr.strip()}"
-        proc = _run(["ip", "-n", name, "link", "add", "p0", "type", "veth", "peer", "name", "p1"],
-                    check=False)
-        if proc.returncode != 0:
-            return f"cannot create veth pairs: {proc.stderr.strip()}"
-    except (OSError, subprocess.TimeoutExpired) as e:
-        return f"network namespaces unavailable: {e}"
-    finally:
-        subprocess.run(["ip", "netns", "del", name], capture_output=True, timeout=20)
-    return None
+    return netns.unavailable()
 
 
 class Topology:

@@ -213,7 +213,7 @@ def test_python_binding_end_to_end(topo, poll_mode):
     import numpy as np
 
     from fastpath.fade import bench as fade
-    from fastpath.gre.bench_sw import in_netns
+    from fastpath.netns import in_netns
     from fastpath.fade.libfade import Board
 
     with fade.Emulator(topo, ["--step", "3", "--first", "1000", "--last-words", "5"]) as emu:
@@ -252,7 +252,7 @@ def test_python_binding_end_to_end(topo, poll_mode):
 
 
 def _raw_send(ns: str, ifname: str, frames: list[bytes]) -> None:
-    from fastpath.gre.bench_sw import in_netns
+    from fastpath.netns import in_netns
     with in_netns(ns):
         s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, 0)
     try:
@@ -265,7 +265,7 @@ def _raw_send(ns: str, ifname: str, frames: list[bytes]) -> None:
 
 def test_unknown_board_is_reset_and_bad_frames_counted(topo):
     from fastpath.fade import bench as fade
-    from fastpath.gre.bench_sw import in_netns
+    from fastpath.netns import in_netns
     from fastpath.fade.libfade import Board, parse_mac
 
     with fade.Emulator(topo) as emu:
@@ -312,7 +312,7 @@ def test_poll_mode_commands_while_not_reading(topo, ring_version):
     STOP) from the application still gets its response, also with the V2 ring, where the
     response waits in the ring behind data frames that have no room in the buffer."""
     from fastpath.fade import bench as fade
-    from fastpath.gre.bench_sw import in_netns
+    from fastpath.netns import in_netns
     from fastpath.fade.libfade import Board
 
     with fade.Emulator(topo, ["--last-words", "3"]) as emu:
