@@ -16,10 +16,11 @@ say() { printf 'bootstrap: %s\n' "$*" >&2; }
 
 # ---- Debian packages -------------------------------------------------------------------------
 # command -> package. Simulation needs iverilog only for SIM=icarus; clang for libFuzzer targets
-# (host/, a plain fuzz driver runs without it); the network tools are needed
+# (host/, a plain fuzz driver runs without it); ccache to share Verilator's runtime objects between
+# simulator builds (optional: builds only take longer without it); the network tools are needed
 # only by tests that also need root and namespaces (those skip cleanly without them).
 declare -A DEB=( [iverilog]=iverilog [tcpdump]=tcpdump [tshark]=tshark [ip]=iproute2
-                 [nft]=nftables [iptables]=iptables [clang]=clang )
+                 [nft]=nftables [iptables]=iptables [clang]=clang [ccache]=ccache )
 missing=()
 for cmd in "${!DEB[@]}"; do
   command -v "$cmd" >/dev/null 2>&1 || [ -x "/usr/sbin/$cmd" ] || missing+=("${DEB[$cmd]}")
