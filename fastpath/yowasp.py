@@ -2,7 +2,7 @@
 
 YoWASP runs the tools under wasmtime with its default 512 KiB limit on the native stack that
 WebAssembly code may use. Yosys' abc9 pass recurses once per logic level of a cone, and on the
-flattened 12-port node (fastpath_node_12 in node/syn.toml) it traps with "wasm call stack
+flattened 12-port node (node_12p in node/syn.toml) it traps with "wasm call stack
 exhausted" although every module synthesizes on its own. This launcher raises the limit to
 `FASTPATH_WASM_STACK_KIB` (default 2048, the most wasmtime accepts: the limit may not exceed
 its async stack size, 2 MiB, which its Python binding does not expose) and runs the tool in a

@@ -19,14 +19,27 @@ the measured traffic is known unicast. Every frame carries an id in its last 4 b
 sequence number), so each output frame is matched to its input frame; every frame is also
 checked against the reference model (fastpath.node.model): exact bytes, per-flow order.
 
+Silicon is the truth: a nanosecond figure is given only at a clock the routed design meets. The
+bench reads the routed Fmax of every clock of the synthesis entry `node_4p` (the 4-port node on
+LFE5U-85F-6, worst of its nextpnr seeds) from build/syn/report.json (`fastpath syn node_4p`).
+When that figure exists and the port clocks reach the 125 MHz GMII needs, the datapath is simulated
+at the routed clock (capped at its 200 MHz target) and latencies are given in ns at it; otherwise
+the bench says why and gives latencies in cycles only (cycles of the 125 MHz port clock, with the
+datapath simulated at its target clock), and every `*_ns` figure is null.
+
 Writes build/bench/node.json: {"config", "results": [{"mode", "size", "load", "clock_mhz",
-"latency_ns": {"min", "avg", "max"}, "throughput_pct", "lost", "frames"}, ...], "worst_latency_ns",
-"jitter_ns", "capacity_mpps"} (the top-level latency figures: cut-through, full load, 200 MHz) and
+"latency_cycles": {"min", "avg", "max"}, "latency_ns": {...} or null, "throughput_pct", "lost",
+"frames"}, ...], "clock_mhz" (the clock the ns figures are at, null without them),
+"routed_fmax_mhz" ({clock: MHz} of node_4p, null when not routed), "routed": {entry, part, seed,
+reason}, "worst_latency_cycles", "worst_latency_ns", "jitter_cycles", "jitter_ns",
+"capacity_mpps"} (the top-level figures: cut-through, full load, at the first datapath clock) and
 build/bench/node.png (latency against frame size, with the paper's measured band).
 """
 from __future__ import annotations
 
 import statistics
+
+import json
 
 from fastpath import regs
 from fastpath.node.model import NodeCfg, NodeModel, Scoreboard
@@ -40,6 +53,10 @@ SEG_BYTES_ALT = 32
 PAPER_BAND_NS = (1096, 2088)      # TrustNode, Fig. 7: MAC to MAC, 125 MHz datapath
 PAPER_JITTER_NS = 504
 ETHERTYPE = 0x88B5                # IEEE local experimental
+PORT_NS = 8.0                     # latency cycles are cycles of the 125 MHz GMII port clock
+DATAPATH_TARGET_MHZ = 200.0
+ROUTED_ENTRY = "node_4p"          # node/syn.toml: the routed 4-port node the ns figures rest on
+PORT_CLOCKS = ("port_clk", "gmii_rx_clk")
 LEARN_GAP_PS = 40_000_000         # after the learning broadcasts
 
 
@@ -58,6 +75,39 @@ def frame(src: int, dst: int, size: int, seq: int) -> bytes:
 def ident(f: bytes) -> tuple[int, int]:
     v = int.from_bytes(f[-4:], "big")
     return v >> 24, v & 0xFFFFFF
+
+
+def routed_clocks(report_path=None) -> dict:
+    """What the last routed synthesis of ROUTED_ENTRY allows: {"fmax": {clock: MHz} or None,
+    "clock_mhz": the datapath clock to simulate and report ns at, or None, "reason": why not,
+    "seed": the worst seed, "part": the ECP5 part}."""
+    path = report_path or BUILD / "syn" / "report.json"
+    try:
+        report = json.loads(path.read_text())
+    except (OSError, ValueError):
+        report = {}
+    core = report.get("cores", {}).get(ROUTED_ENTRY, {})
+    part = report.get("ecp5_target", {})
+    part = f"{part.get('device', 'LFE5U-85F')}-{part.get('speed', 6)}"
+    fmax = {c: v["achieved_mhz"] for c, v in core.get("ecp5", {}).get("fmax", {}).items()}
+    out = {"entry": ROUTED_ENTRY, "part": part, "fmax": fmax or None, "clock_mhz": None, "reason": None,
+           "seed": None}
+    if not fmax:
+        out["reason"] = (f"no routed figure for {ROUTED_ENTRY} in build/syn/report.json "
+                         f"(run `fastpath syn {ROUTED_ENTRY}`)")
+        return out
+    seeds = {v.get("seed") for v in core["ecp5"]["fmax"].values()}
+    out["seed"] = sorted(s for s in seeds if s is not None) or None
+    slow = [f"{c} {fmax[c]:g} MHz" for c in PORT_CLOCKS if c in fmax and fmax[c] < 125.0]
+    if slow:
+        out["reason"] = (f"{ROUTED_ENTRY} routed on {part} reaches {', '.join(slow)}, below the 125 MHz "
+                         f"GMII needs: no nanosecond figure holds on silicon")
+        return out
+    if "clk" not in fmax:
+        out["reason"] = f"{ROUTED_ENTRY}'s report has no figure for the datapath clock clk"
+        return out
+    out["clock_mhz"] = min(DATAPATH_TARGET_MHZ, float(int(fmax["clk"] * 10) / 10))
+    return out
 
 
 def release_ns(seg_bytes: int, clk_mhz: float) -> int:
@@ -129,6 +179,9 @@ def measure(h: NodeHarness, mode: str, size: int, load: str, clk_mhz: float, fra
             "latency_ns": {"min": round(min(lat), 1) if lat else None,
                            "avg": round(statistics.fmean(lat), 1) if lat else None,
                            "max": round(max(lat), 1) if lat else None},
+            "latency_cycles": {"min": round(min(lat) / PORT_NS, 2) if lat else None,
+                               "avg": round(statistics.fmean(lat) / PORT_NS, 2) if lat else None,
+                               "max": round(max(lat) / PORT_NS, 2) if lat else None},
             "throughput_pct": round(100.0 * delivered / measured, 2) if load == "full" else None,
             "lost": lost, "frames": measured, "bad_out": bad, "model_missing": check["missing"]}
 
@@ -150,22 +203,31 @@ def capacity_mpps(clk_mhz: float) -> float:
     return round(clk_mhz * min(1.0, 2 / node_budget.TABLE_ROUND), 1)
 
 
-def _worst(results: list[dict], seg: int, clk_mhz: float = 200.0) -> tuple[float | None, float | None]:
-    """Worst latency and jitter of cut-through at full load, at one clock, for one segment size."""
+def _worst(results: list[dict], seg: int, clk_mhz: float, unit: str = "ns") -> tuple[float | None, float | None]:
+    """Worst latency and jitter of cut-through at full load, at one clock, for one segment size,
+    in "ns" or port-clock "cycles"."""
+    key = f"latency_{unit}"
     rows = [r for r in results if r["mode"] == "ct" and r["load"] == "full" and r["clock_mhz"] == clk_mhz
-            and r["seg_bytes"] == seg]
-    lo = [r["latency_ns"]["min"] for r in rows if r["latency_ns"]["min"] is not None]
-    hi = [r["latency_ns"]["max"] for r in rows if r["latency_ns"]["max"] is not None]
-    return (max(hi), round(max(hi) - min(lo), 1)) if hi else (None, None)
+            and r["seg_bytes"] == seg and r[key] is not None]
+    lo = [r[key]["min"] for r in rows if r[key]["min"] is not None]
+    hi = [r[key]["max"] for r in rows if r[key]["max"] is not None]
+    return (max(hi), round(max(hi) - min(lo), 2)) if hi else (None, None)
 
 
-def run(quick: bool = False) -> dict:
+def run(quick: bool = False, report_path=None) -> dict:
     sizes = [64, 512, 1518] if quick else SIZES
-    clocks = [200.0] if quick else [200.0, 125.0]
+    routed = routed_clocks(report_path)
+    if routed["clock_mhz"] is not None:
+        clocks = [routed["clock_mhz"]]
+        progress(f"ns figures at {routed['clock_mhz']:g} MHz: {ROUTED_ENTRY} routed on {routed['part']}, "
+                 f"seed {routed['seed']}")
+    else:
+        clocks = [DATAPATH_TARGET_MHZ] if quick else [DATAPATH_TARGET_MHZ, 125.0]
+        progress(f"cycles only: {routed['reason']}")
     # (segment size, datapath clocks, modes)
     configs = [(SEG_BYTES, clocks, ("ct", "saf"))]
     if not quick:
-        configs.append((SEG_BYTES_ALT, [200.0, 125.0], ("ct",)))
+        configs.append((SEG_BYTES_ALT, clocks, ("ct",)))
     results = []
     for seg, clks, modes in configs:
         h = NodeHarness(ports=PORTS, seg_bytes=seg)
@@ -178,27 +240,40 @@ def run(quick: bool = False) -> dict:
                         n = frames_per_port(size, load, quick)
                         r = measure(h, mode, size, load, clk, n, rel)
                         r["release_ns"] = rel if mode == "ct" else None
+                        if routed["clock_mhz"] is None:
+                            r["latency_ns"] = None
                         results.append(r)
-    worst, jitter = _worst(results, SEG_BYTES)
-    capacity = capacity_mpps(200.0)
+    clk0 = clocks[0]
+    worst, jitter = _worst(results, SEG_BYTES, clk0)
+    worst_c, jitter_c = _worst(results, SEG_BYTES, clk0, "cycles")
     out = {"config": {"ports": PORTS, "seg_bytes": SEG_BYTES, "port_clock_mhz": 125.0,
                       "datapath_clock_mhz": clocks, "quick": quick,
                       "also_seg_bytes": [c[0] for c in configs[1:]]},
            "results": results,
+           "clock_mhz": routed["clock_mhz"],
+           "routed_fmax_mhz": routed["fmax"],
+           "routed": {k: routed[k] for k in ("entry", "part", "seed", "reason")},
            "worst_latency_ns": worst,
            "jitter_ns": jitter,
-           "capacity_mpps": capacity,
-           "capacity_mpps_125": capacity_mpps(125.0),
+           "worst_latency_cycles": worst_c,
+           "jitter_cycles": jitter_c,
+           "capacity_mpps": capacity_mpps(clk0),
+           "capacity_clock_mhz": clk0,
            "offered_mpps_64B_full": round(PORTS * 1e3 / ((64 + 20) * 8), 2),
            "paper": {"latency_band_ns": PAPER_BAND_NS, "jitter_ns": PAPER_JITTER_NS}}
     for seg, clks, _ in configs[1:]:
-        w, j = _worst(results, seg)
-        out[f"seg{seg}"] = {"worst_latency_ns": w, "jitter_ns": j}
-        for clk in clks[1:]:
+        out[f"seg{seg}"] = {}
+        for clk in clks:
             w, j = _worst(results, seg, clk)
-            out[f"seg{seg}"][f"at_{clk:g}_mhz"] = {"worst_latency_ns": w, "jitter_ns": j}
+            wc, jc = _worst(results, seg, clk, "cycles")
+            out[f"seg{seg}"][f"at_{clk:g}_mhz"] = {"worst_latency_ns": w, "jitter_ns": j,
+                                                   "worst_latency_cycles": wc, "jitter_cycles": jc}
     _plot(out)
     return out
+
+
+def _unit(out: dict) -> str:
+    return "ns" if out.get("clock_mhz") else "cycles"
 
 
 def _plot(out: dict) -> None:
@@ -208,22 +283,30 @@ def _plot(out: dict) -> None:
         import matplotlib.pyplot as plt
     except ImportError:
         return
+    unit = _unit(out)
+    key = f"latency_{unit}"
+    scale = 1.0 if unit == "ns" else 1.0 / PORT_NS
     fig, ax = plt.subplots(figsize=(7, 4))
-    ax.axhspan(*PAPER_BAND_NS, color="0.85", label="TrustNode measured (125 MHz, low rate)")
+    ax.axhspan(PAPER_BAND_NS[0] * scale, PAPER_BAND_NS[1] * scale, color="0.85",
+               label="TrustNode measured (125 MHz, low rate)")
     cases = sorted({(r["seg_bytes"], r["clock_mhz"]) for r in out["results"]}, key=lambda c: (-c[0], -c[1]))
     for seg, clk in cases:
         for mode, load, style in (("ct", "full", "-o"), ("ct", "low", "--o"), ("saf", "full", ":s")):
             rows = [r for r in out["results"] if r["mode"] == mode and r["load"] == load
-                    and r["clock_mhz"] == clk and r["seg_bytes"] == seg and r["latency_ns"]["max"] is not None]
+                    and r["clock_mhz"] == clk and r["seg_bytes"] == seg and r[key] and r[key]["max"] is not None]
             if not rows:
                 continue
             xs = [r["size"] for r in rows]
-            ax.errorbar(xs, [r["latency_ns"]["avg"] for r in rows],
-                        yerr=[[r["latency_ns"]["avg"] - r["latency_ns"]["min"] for r in rows],
-                              [r["latency_ns"]["max"] - r["latency_ns"]["avg"] for r in rows]],
-                        fmt=style, capsize=3, label=f"fastpath {mode} {load} load, {clk:.0f} MHz, {seg} B segments")
+            ax.errorbar(xs, [r[key]["avg"] for r in rows],
+                        yerr=[[r[key]["avg"] - r[key]["min"] for r in rows],
+                              [r[key]["max"] - r[key]["avg"] for r in rows]],
+                        fmt=style, capsize=3, label=f"fastpath {mode} {load} load, datapath {clk:.0f} MHz, {seg} B segments")
     ax.set_xlabel("frame size (bytes)")
-    ax.set_ylabel("latency SFD in -> SFD out (ns)")
+    if unit == "ns":
+        ax.set_ylabel(f"latency SFD in -> SFD out (ns, routed {out['routed']['entry']} clock)")
+    else:
+        ax.set_ylabel("latency SFD in -> SFD out (125 MHz port cycles)")
+        ax.set_title("cycles only: " + (out["routed"]["reason"] or ""), fontsize=7)
     ax.set_yscale("log")
     ax.legend(fontsize=7)
     ax.grid(True, which="both", alpha=0.3)
@@ -234,21 +317,37 @@ def _plot(out: dict) -> None:
 
 
 def table(r: dict) -> str:
-    lines = [f"{'mode':4} {'seg':>3} {'clk':>5} {'size':>5} {'load':5} {'min ns':>8} {'avg ns':>8} {'max ns':>8} "
-             f"{'jitter':>7} {'thr %':>6} {'lost':>5}"]
+    unit = _unit(r)
+    key = f"latency_{unit}"
+    u = "ns" if unit == "ns" else "cyc"
+
+    def f(v):
+        return "-" if v is None else f"{v:g}"
+
+    lines = [f"{'mode':4} {'seg':>3} {'clk':>5} {'size':>5} {'load':5} {'min ' + u:>9} {'avg ' + u:>9} "
+             f"{'max ' + u:>9} {'jitter':>7} {'thr %':>6} {'lost':>5}"]
     for x in r["results"]:
-        L = x["latency_ns"]
-        jit = (L["max"] - L["min"]) if L["max"] is not None else None
+        L = x[key] or {"min": None, "avg": None, "max": None}
+        jit = round(L["max"] - L["min"], 2) if L["max"] is not None else None
         lines.append(f"{x['mode']:4} {x['seg_bytes']:3} {x['clock_mhz']:5.0f} {x['size']:5} {x['load']:5} "
-                     f"{L['min'] if L['min'] is not None else '-':>8} {L['avg'] if L['avg'] is not None else '-':>8} "
-                     f"{L['max'] if L['max'] is not None else '-':>8} {round(jit, 1) if jit is not None else '-':>7} "
-                     f"{x['throughput_pct'] if x['throughput_pct'] is not None else '-':>6} {x['lost']:5}")
-    lines.append(f"cut-through, full load, 200 MHz: worst {r['worst_latency_ns']} ns, jitter {r['jitter_ns']} ns "
-                 f"(TrustNode: {PAPER_BAND_NS[0]}-{PAPER_BAND_NS[1]} ns, jitter {PAPER_JITTER_NS} ns)")
+                     f"{f(L['min']):>9} {f(L['avg']):>9} {f(L['max']):>9} {f(jit):>7} "
+                     f"{f(x['throughput_pct']):>6} {x['lost']:5}")
+    rt = r["routed"]
+    if unit == "ns":
+        lines.append(f"ns at {r['clock_mhz']:g} MHz: the routed Fmax of {rt['entry']} on {rt['part']} "
+                     f"(worst of seeds {rt['seed']}): " + ", ".join(f"{c} {v:g}" for c, v in r["routed_fmax_mhz"].items()))
+        lines.append(f"cut-through, full load: worst {r['worst_latency_ns']} ns, jitter {r['jitter_ns']} ns "
+                     f"(TrustNode: {PAPER_BAND_NS[0]}-{PAPER_BAND_NS[1]} ns, jitter {PAPER_JITTER_NS} ns)")
+    else:
+        lines.append(f"cycles only (125 MHz port-clock cycles, datapath simulated at its target clock): {rt['reason']}")
+        lines.append(f"cut-through, full load, datapath {r['config']['datapath_clock_mhz'][0]:g} MHz: worst "
+                     f"{r['worst_latency_cycles']} cycles, jitter {r['jitter_cycles']} cycles "
+                     f"(TrustNode: {PAPER_BAND_NS[0] / PORT_NS:g}-{PAPER_BAND_NS[1] / PORT_NS:g} cycles of 8 ns)")
     for k in (k for k in r if k.startswith("seg")):
-        lines.append(f"  with {k[3:]}-byte segments: worst {r[k]['worst_latency_ns']} ns, jitter {r[k]['jitter_ns']} ns")
-        for a in (a for a in r[k] if a.startswith("at_")):
-            lines.append(f"    at {a[3:-4]} MHz: worst {r[k][a]['worst_latency_ns']} ns, jitter {r[k][a]['jitter_ns']} ns")
-    lines.append(f"datapath capacity {r['capacity_mpps']} Mpps at 200 MHz, {r['capacity_mpps_125']} at 125 MHz "
+        for a in r[k]:
+            w = r[k][a][f"worst_latency_{unit}"]
+            j = r[k][a][f"jitter_{unit}"]
+            lines.append(f"  {k[3:]}-byte segments, datapath {a[3:-4]} MHz: worst {w} {u}, jitter {j} {u}")
+    lines.append(f"datapath capacity {r['capacity_mpps']} Mpps at {r['capacity_clock_mhz']:g} MHz "
                  f"(TrustNode: 40 Mpps); 12 x 1G of 64-byte frames offer {r['offered_mpps_64B_full']} Mpps")
     return "\n".join(lines)

@@ -24,6 +24,20 @@ def test_entries_ecp5_flow(tmp_path):
         syn.entries([bad])
 
 
+def test_entries_seeds(tmp_path):
+    """seeds defaults to [1]; the node's figures rest on three; bad lists are refused."""
+    all_ = syn.entries()
+    assert all_["axil_slave_12"].seeds == [1]
+    assert all_["node_4p"].seeds == [1, 2, 3] and all_["node_4p"].params == {"PORTS": 4}
+    assert set(all_["node_4p"].clocks.values()) == {125.0}
+    assert "node_12p" in all_
+    for bad_seeds in ("[]", "[1, 1]", '["a"]', "[-1]"):
+        bad = tmp_path / "syn.toml"
+        bad.write_text(f'[x]\ntop = "fp_sync_pulse"\nclocks = {{ src_clk = 1.0 }}\nseeds = {bad_seeds}\n')
+        with pytest.raises(ValueError, match="seeds"):
+            syn.entries([bad])
+
+
 def test_entries_are_found_in_every_system_and_named_once(tmp_path):
     """Each system's syn.toml is found without a list; an entry name used twice is refused."""
     from fastpath.paths import systems
