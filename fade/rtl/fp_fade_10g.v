@@ -124,7 +124,7 @@ module fp_fade_10g #(
         .m_axis_tlast(rx_tlast), .m_axis_tuser(rx_tuser), .m_axis_ts(unused_rx_ts),
         .s_axis_tdata(tx_tdata), .s_axis_tkeep(tx_tkeep), .s_axis_tvalid(tx_tvalid),
         .s_axis_tready(tx_tready), .s_axis_tlast(tx_tlast), .s_axis_tuser(tx_tuser),
-        .s_axis_ts_insert(1'b0), .s_axis_ts_offset(16'd0),
+        .s_axis_ts_insert(1'b0), .s_axis_ts_mode(1'b0), .s_axis_ts_offset(16'd0),
         .tx_ts(unused_tx_ts), .tx_ts_valid(unused_tx_ts_valid),
         .rx_pause_valid(unused_pause_valid), .rx_pause_quanta(unused_pause_quanta),
         .cfg_rx_max_len(16'd9600), .cfg_tx_ifg(8'd12),

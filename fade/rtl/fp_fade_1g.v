@@ -154,7 +154,7 @@ module fp_fade_1g #(
         .m_axis_tlast(mrx_tlast), .m_axis_tuser(mrx_tuser), .m_axis_ts(unused_rx_ts),
         .s_axis_tdata(mtx_tdata), .s_axis_tkeep(1'b1), .s_axis_tvalid(mtx_tvalid),
         .s_axis_tready(mtx_tready), .s_axis_tlast(mtx_tlast), .s_axis_tuser(mtx_tuser),
-        .s_axis_ts_insert(1'b0), .s_axis_ts_offset(16'd0),
+        .s_axis_ts_insert(1'b0), .s_axis_ts_mode(1'b0), .s_axis_ts_offset(16'd0),
         .tx_ts(unused_tx_ts), .tx_ts_valid(unused_tx_ts_valid),
         .rx_pause_valid(unused_pause_valid), .rx_pause_quanta(unused_pause_quanta),
         .cfg_rx_max_len(16'd9600), .cfg_tx_ifg(8'd12),

@@ -45,6 +45,7 @@ module fp_eth_mac_10g #(
     input  wire        s_axis_tlast,
     input  wire [0:0]  s_axis_tuser,
     input  wire        s_axis_ts_insert,
+    input  wire        s_axis_ts_mode,
     input  wire [15:0] s_axis_ts_offset,
 
     output wire [63:0] tx_ts,
@@ -121,6 +122,7 @@ module fp_eth_mac_10g #(
         .s_axis_tlast            (s_axis_tlast),
         .s_axis_tuser            (s_axis_tuser),
         .s_axis_ts_insert        (s_axis_ts_insert),
+        .s_axis_ts_mode          (s_axis_ts_mode),
         .s_axis_ts_offset        (s_axis_ts_offset),
         .xgmii_txd               (xgmii_txd),
         .xgmii_txc               (xgmii_txc),

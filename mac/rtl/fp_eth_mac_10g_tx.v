@@ -32,6 +32,23 @@
 //             two beats is written into the first tentatively; if the second beat is too short the
 //             first beat's bytes are restored and the CRC corrected by the XOR of the data-only CRC
 //             of the change (a second 64-bit network, in parallel).
+// Tester stamp: s_axis_ts_insert = 1 with s_axis_ts_mode = 1 (first beat; mode 0 is the insertion
+//             above) takes s_axis_ts_offset as the offset of a packet-train tester header
+//             (ptrain.fmt.toml, fp_ptrain.vh) and writes, for the same time T (tx_ts), big-endian
+//             at header offset + FP_PTRAIN_TESTER_*_OFF: tv_sec (+8, floor(ns / 10^9) mod 2^32,
+//             ns = T[63:16]), tv_usec (+12, floor((ns mod 10^9) / 1000)), tx_time (+32, T),
+//             csum_adj (+40, ones' complement of the ones'-complement sum of those 8 16-bit words,
+//             0xFFFF for a zero sum: a UDP checksum computed with them at 0 stays valid).
+//             Budget: fp_ts_tod takes T with the first beat (cycle g) and has the seconds and
+//             microseconds in cycle g + 5; beat b is loaded into S1 in cycle g + b with its stamp
+//             bytes prepared in cycle g + b - 1, so the first stamp byte must be in beat 6 or later:
+//             offset + 8 >= 48, offset >= 40 (42 for IPv4, the earliest tester header, leaves no
+//             cycle to spare). csum_adj is there in g + 7, needed from beat 10 (g + 9) on.
+//             A smaller offset: not made, nothing written, tx_status_ts_bad_offset. A stamp whose
+//             last byte (offset + 41) is past the client's frame: tx_status_ts_bad_offset, and if a
+//             stamp byte was in a beat before the client's last beat (already on its way to the
+//             pins) the stamp bytes inside the frame are written and the FCS stomped; otherwise
+//             nothing is written.
 // Bad input:  tuser[0] on the tlast beat: the frame goes out with its FCS inverted (stomped,
 //             tx_status_stomped). Underrun (tvalid low in the middle of a frame): the frame is ended
 //             at once after the beat on the wire with a stomped FCS (no padding), tx_status_underrun
@@ -48,6 +65,7 @@
 // Parameters: PERIOD_NUM/PERIOD_DEN = clock period in ns (default 32/5 = 6.4 ns), for the
 //             timestamp prediction; 1..1000 each.
 `default_nettype none
+`include "fp_ptrain.vh"
 
 module fp_eth_mac_10g_tx #(
     parameter PERIOD_NUM = 32,
@@ -63,6 +81,7 @@ module fp_eth_mac_10g_tx #(
     input  wire        s_axis_tlast,
     input  wire [0:0]  s_axis_tuser,
     input  wire        s_axis_ts_insert,
+    input  wire        s_axis_ts_mode,
     input  wire [15:0] s_axis_ts_offset,
 
     output reg  [63:0] xgmii_txd,
@@ -89,6 +108,41 @@ module fp_eth_mac_10g_tx #(
             PARAMETER_ERROR_PERIOD_NUM_and_PERIOD_DEN_must_be_1_to_1000 u_error();
         end
     endgenerate
+
+    // Tester stamp (mode 1): field offsets from the tester header's first byte (ptrain.fmt.toml)
+    localparam integer F_SEC  = `FP_PTRAIN_TESTER_TV_SEC_OFF;
+    localparam integer F_USEC = `FP_PTRAIN_TESTER_TV_USEC_OFF;
+    localparam integer F_TX   = `FP_PTRAIN_TESTER_TX_TIME_OFF;
+    localparam integer F_CSUM = `FP_PTRAIN_TESTER_CSUM_ADJ_OFF;
+    localparam integer F_END  = F_CSUM + `FP_PTRAIN_TESTER_CSUM_ADJ_LEN;  // past the last byte written
+    localparam integer NCH    = (F_END + 7) / 8;   // 8-byte chunks of the stamp image
+    // The conversion (fp_ts_tod) gives the seconds 5 cycles after the first beat: the first stamp
+    // byte must be in beat 6 or later (offset + F_SEC >= 48), else the stamp is not made.
+    localparam integer MIN_OFF_I = 48 - F_SEC;
+    localparam [15:0]  MIN_OFF   = MIN_OFF_I[15:0];
+
+    generate
+        if (`FP_PTRAIN_TESTER_TV_SEC_LEN != 4 || `FP_PTRAIN_TESTER_TV_USEC_LEN != 4 ||
+            `FP_PTRAIN_TESTER_TX_TIME_LEN != 8 || `FP_PTRAIN_TESTER_CSUM_ADJ_LEN != 2 ||
+            F_SEC < 1 || F_SEC > 48 || F_END > 64) begin : g_bad_fmt
+            PARAMETER_ERROR_ptrain_tester_stamp_fields_not_as_fp_eth_mac_10g_tx_expects u_error();
+        end
+    endgenerate
+
+    // the byte mask of the stamp image of n bytes (bit i: byte i after the tester header's first)
+    function [8*NCH-1:0] stamp_mask(input integer n);
+        integer i;
+        begin
+            stamp_mask = {8*NCH{1'b0}};
+            for (i = 0; i < n; i = i + 1) begin
+                if ((i >= F_SEC && i < F_SEC + 4) || (i >= F_USEC && i < F_USEC + 4) ||
+                    (i >= F_TX && i < F_TX + 8) || (i >= F_CSUM && i < F_END)) begin
+                    stamp_mask[i] = 1'b1;
+                end
+            end
+        end
+    endfunction
+    localparam [8*NCH-1:0] IMASK = stamp_mask(8 * NCH);
 
     localparam [63:0] IDLE_W  = {8{8'h07}};
     localparam [63:0] START_W = 64'hD5_55_55_55_55_55_55_FB;
@@ -161,6 +215,24 @@ module fp_eth_mac_10g_tx #(
     reg  [18:0] pause_q;         // pause cycles left
     reg         discard_q;       // dropping the rest of an underrun frame
 
+    reg         m1_req_q;        // mode 1: the frame asked for the tester stamp
+    reg         m1_act_q;        // ... which is being written
+    reg         m1_done_q;       // ... its last byte is written
+    reg         m1_stomp_q;      // ... it did not fit after it had begun: stomp the FCS
+    reg  [2:0]  m1_r_q;          // offset mod 8
+    reg  [3:0]  m1_kb_q;         // beat of the first stamp byte, from the tester header's beat
+    reg  [3:0]  m1_ke_q;         // beat of the last stamp byte, from the tester header's beat
+    reg  [2:0]  m1_le_q;         // lane of the last stamp byte
+    reg  signed [14:0] m1_k_q;   // the beat loaded in this cycle, from the tester header's beat
+    reg         m1_beg_q;        // that beat is after the first stamp beat
+    reg         m1_eq_q;         // that beat holds the last stamp byte
+    reg         m1_gt_q;         // that beat is after it
+    reg  [63:0] ov_d;            // stamp bytes for the beat loaded in this cycle ...
+    reg  [7:0]  ov_m;            // ... and their lanes
+    reg  [17:0] tsum_q;          // csum_adj: sum of the words of tx_time,
+    reg  [18:0] csum_s_q;        // ... plus those of tv_sec and tv_usec,
+    reg  [16:0] csum_f_q;        // ... folded once
+
     // ---- control ---------------------------------------------------------------------------------
     wire [7:0]  ifg_cfg     = cfg_tx_ifg < 8'd8 ? 8'd8 : cfg_tx_ifg;
     wire [9:0]  ifg_sum     = {1'b0, ifg_q} + {8'd0, dic_q};
@@ -192,10 +264,11 @@ module fp_eth_mac_10g_tx #(
     wire [63:0] wdat  = load_client ? (s_axis_tdata & bytes_of(cm)) : 64'd0;
 
     // timestamp: big-endian at frame bytes off..off+7, i.e. lanes r..7 of beat b0 and 0..r-1 of b0+1
-    wire        treq = go ? s_axis_ts_insert : ts_req_q;
+    wire        treq = go ? s_axis_ts_insert && !s_axis_ts_mode : ts_req_q;
     wire [12:0] tb0  = go ? s_axis_ts_offset[15:3] : ts_b0_q;
     wire [2:0]  tr   = go ? s_axis_ts_offset[2:0] : ts_r_q;
-    wire [63:0] tval = go ? (lane4 ? ts_p4_q : ts_p0_q) : ts_val_q;
+    wire [63:0] tgo  = lane4 ? ts_p4_q : ts_p0_q;  // the time of a frame starting now
+    wire [63:0] tval = go ? tgo : ts_val_q;
     wire [63:0] tbe;
     generate
         for (j = 0; j < 8; j = j + 1) begin : g_be
@@ -212,7 +285,11 @@ module fp_eth_mac_10g_tx #(
     wire [7:0]   tsm     = at_b0 ? ((b0_fit || b0_pend) ? hi_l : 8'h00)
                                  : ((s1_pend && fit1) ? ~hi_l : 8'h00);
     wire [63:0]  tsd     = at_b0 ? tsv[63:0] : ts_hi_q;
-    wire [63:0]  ldat    = (wdat & ~bytes_of(tsm)) | (tsd & bytes_of(tsm));
+    // mode 1: the stamp bytes prepared for this beat (ov_d/ov_m), inside the frame; none in the
+    // client's last beat when the stamp had not begun before it (it cannot fit there)
+    wire         m1_supp = load_client && s_axis_tlast && !go && !m1_beg_q;
+    wire [7:0]   om      = ov_m & wm & {8{m1_act_q && !m1_supp && !go}};
+    wire [63:0]  ldat    = (wdat & ~bytes_of(tsm | om)) | (tsd & bytes_of(tsm)) | (ov_d & bytes_of(om));
 
     // CRC: full 64-bit steps; a beat with n < 8 bytes is stepped with 8 - n zero bytes after it
     wire [31:0] crc_prev = nofit ? crc1_q ^ alt_q : crc1_q;
@@ -261,7 +338,7 @@ module fp_eth_mac_10g_tx #(
             assign un[32*(j+1) +: 32] = s1_z[j] ? back : cur;
         end
     endgenerate
-    wire        stomp = !s1_last || s1_bad;  // (not last here = underrun)
+    wire        stomp = !s1_last || s1_bad || m1_stomp_q;  // (not last here = underrun)
     wire [31:0] fcs   = un[127:96] ^ {32{!stomp}};
 
     // ---- the virtual word (as if the frame started on lane 0) -------------------------------------
@@ -306,6 +383,69 @@ module fp_eth_mac_10g_tx #(
     wire        pause_tick = state == T_IDLE && ifg_ok && pause_q != 19'd0;
     wire [16:0] len_sum = {1'b0, s1_b, 3'b000} + {13'd0, n_eff} + 17'd4;
 
+    // ---- mode 1: the tester stamp --------------------------------------------------------------
+    // The SFD time (tval, taken with the first beat) in pktgen seconds + microseconds: there from
+    // 5 cycles after the first beat (fp_ts_tod), csum_adj 2 cycles later. The stamp bytes of the
+    // beat loaded in cycle c are prepared in cycle c - 1 from the image of the tester header's
+    // bytes (8-byte chunks) shifted to the offset's lane.
+    wire [31:0] tod_sec, tod_usec;
+    /* verilator lint_off PINCONNECTEMPTY */
+    fp_ts_tod u_tod (
+        .clk(clk), .rst(rst), .in_valid(go), .in_time(tgo),  // tgo = tval when go
+        .out_valid(),  // the latency is fixed: the result is there 5 cycles after go, and held
+        .out_tv_sec(tod_sec), .out_tv_usec(tod_usec)
+    );
+    /* verilator lint_on PINCONNECTEMPTY */
+
+    function [31:0] bswap32(input [31:0] x);
+        bswap32 = {x[7:0], x[15:8], x[23:16], x[31:24]};
+    endfunction
+
+    wire [15:0] csum_fold = csum_f_q[15:0] + {15'd0, csum_f_q[16]};  // end-around carry
+    wire [15:0] csum_adj  = csum_fold == 16'hFFFF ? 16'hFFFF : ~csum_fold;  // a sum of 0 (mod 0xFFFF) -> 0xFFFF
+
+    reg  [64*NCH-1:0] img;  // byte i: the stamp byte i bytes after the tester header's first (lane order)
+    always @* begin
+        img = {64*NCH{1'b0}};
+        img[8*F_SEC  +: 32] = bswap32(tod_sec);
+        img[8*F_USEC +: 32] = bswap32(tod_usec);
+        img[8*F_TX   +: 64] = {bswap32(ts_val_q[31:0]), bswap32(ts_val_q[63:32])};
+        img[8*F_CSUM +: 16] = {csum_adj[7:0], csum_adj[15:8]};
+    end
+
+    // chunk k (of the next beat) and k - 1
+    wire signed [14:0] m1_kn = m1_k_q + 15'sd1;
+    reg  [63:0] ch_cur, ch_prev;
+    reg  [7:0]  mk_cur, mk_prev;
+    always @* begin
+        ch_cur  = 64'd0;
+        ch_prev = 64'd0;
+        mk_cur  = 8'd0;
+        mk_prev = 8'd0;
+        for (k = 0; k < NCH; k = k + 1) begin
+            if (m1_kn == $signed(k[14:0])) begin
+                ch_cur = img[64*k +: 64];
+                mk_cur = IMASK[8*k +: 8];
+            end
+            if (m1_kn == $signed(k[14:0]) + 15'sd1) begin
+                ch_prev = img[64*k +: 64];
+                mk_prev = IMASK[8*k +: 8];
+            end
+        end
+    end
+    // lanes 0..7 of the next beat = bytes 8 - r .. 15 - r of {chunk k, chunk k - 1}
+    // (lint: the upper halves of the shifted pairs, and the first byte's lane, are not needed)
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [3:0]   m1_sh = 4'd8 - {1'b0, m1_r_q};
+    wire [127:0] ov_cat = {ch_cur, ch_prev} >> {m1_sh, 3'b000};
+    wire [15:0]  om_cat = {mk_cur, mk_prev} >> m1_sh;
+
+    // at the first beat: where the stamp's first and last bytes fall (beat from the header's, lane)
+    wire [6:0]  m1_first = {4'd0, s_axis_ts_offset[2:0]} + F_SEC[6:0];
+    wire [6:0]  m1_last  = {4'd0, s_axis_ts_offset[2:0]} + F_END[6:0] - 7'd1;
+    /* verilator lint_on UNUSEDSIGNAL */
+    wire        m1_fits  = m1_gt_q || (m1_eq_q && cm[m1_le_q]);  // at the client's last beat
+
     always @(posedge clk) begin
         ts_p0_q <= ts_now + ADJ0;
         ts_p4_q <= ts_now + ADJ4;
@@ -337,13 +477,55 @@ module fp_eth_mac_10g_tx #(
             end
         end
 
+        // ---- mode 1 ----
+        tsum_q   <= {2'd0, ts_val_q[63:48]} + {2'd0, ts_val_q[47:32]} + {2'd0, ts_val_q[31:16]} +
+                    {2'd0, ts_val_q[15:0]};
+        csum_s_q <= {1'b0, tsum_q} + {3'd0, tod_sec[31:16]} + {3'd0, tod_sec[15:0]} +
+                    {3'd0, tod_usec[31:16]} + {3'd0, tod_usec[15:0]};
+        csum_f_q <= {1'b0, csum_s_q[15:0]} + {14'd0, csum_s_q[18:16]};
+        m1_k_q   <= m1_kn;
+        m1_beg_q <= m1_kn > $signed({11'd0, m1_kb_q});
+        m1_eq_q  <= m1_kn == $signed({11'd0, m1_ke_q});
+        m1_gt_q  <= m1_kn > $signed({11'd0, m1_ke_q});
+        ov_d     <= ov_cat[63:0];
+        ov_m     <= m1_act_q ? om_cat[7:0] : 8'd0;
+        if (go) begin
+            m1_req_q   <= s_axis_ts_insert && s_axis_ts_mode;
+            // a one-beat frame cannot hold it: nothing is written
+            m1_act_q   <= s_axis_ts_insert && s_axis_ts_mode && s_axis_ts_offset >= MIN_OFF && !s_axis_tlast;
+            m1_done_q  <= 1'b0;
+            m1_stomp_q <= 1'b0;
+            m1_r_q     <= s_axis_ts_offset[2:0];
+            m1_kb_q    <= {1'b0, m1_first[5:3]};
+            m1_ke_q    <= m1_last[6:3];
+            m1_le_q    <= m1_last[2:0];
+            m1_k_q     <= 15'sd1 - $signed({2'b00, s_axis_ts_offset[15:3]});
+            m1_beg_q   <= 1'b0;
+            m1_eq_q    <= 1'b0;
+            m1_gt_q    <= 1'b0;
+            ov_m       <= 8'd0;
+        end else if (load_client && m1_act_q) begin
+            if (m1_eq_q && wm[m1_le_q] && !m1_supp) begin
+                m1_done_q <= 1'b1;
+            end
+            if (s_axis_tlast && !m1_fits) begin
+                if (m1_beg_q) begin
+                    m1_stomp_q <= 1'b1;  // already partly on the wire: finish in the frame, stomp
+                end else begin
+                    m1_act_q <= 1'b0;    // not begun: not written
+                end
+            end
+        end else if (load && m1_act_q && m1_eq_q && wm[m1_le_q]) begin
+            m1_done_q <= 1'b1;
+        end
+
         tx_ts_valid     <= go;
         tx_status_valid <= data_end;
         tx_paused       <= pause_tick;
         if (go) begin
             tx_ts     <= tval;
             ts_val_q  <= tval;
-            ts_req_q  <= s_axis_ts_insert;
+            ts_req_q  <= s_axis_ts_insert && !s_axis_ts_mode;
             ts_b0_q   <= s_axis_ts_offset[15:3];
             ts_r_q    <= s_axis_ts_offset[2:0];
             ts_done_q <= at_b0 && b0_fit;
@@ -353,11 +535,12 @@ module fp_eth_mac_10g_tx #(
             tx_status_len           <= len_sum[16] ? 16'hFFFF : len_sum[15:0];
             tx_status_stomped       <= s1_last && s1_bad;
             tx_status_underrun      <= underrun;
-            tx_status_ts_bad_offset <= ts_req_q && !ts_done_q;
+            tx_status_ts_bad_offset <= (ts_req_q && !ts_done_q) || (m1_req_q && !m1_done_q);
             tail_d <= tsh[127:64];
             tail_c <= csh[15:8];
             tail_k <= n_eff[2:0] - 3'd4;
             s1_pend <= 1'b0;
+            m1_act_q <= 1'b0;
         end
 
         case (state)
@@ -416,6 +599,10 @@ module fp_eth_mac_10g_tx #(
             vhi_d           <= IDLE_W[31:0];
             vhi_c           <= 4'hF;
             s1_pend         <= 1'b0;
+            m1_req_q        <= 1'b0;
+            m1_act_q        <= 1'b0;
+            m1_stomp_q      <= 1'b0;
+            ov_m            <= 8'd0;
             ifg_q           <= 9'd0;
             dic_q           <= 2'd0;
             pause_q         <= 19'd0;

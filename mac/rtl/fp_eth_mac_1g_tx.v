@@ -18,6 +18,18 @@
 // aligned so that it reads the time of edge k after edge k, the stamp is the time of the SFD's
 // launch edge.
 //
+// Tester stamp: s_axis_ts_insert = 1 with s_axis_ts_mode = 1 (first beat; mode 0 is the 8-byte
+// insertion above, mode is ignored without ts_insert) takes s_axis_ts_offset as the offset of a
+// packet-train tester header (ptrain/rtl/ptrain.fmt.toml, fp_ptrain.vh) and writes, for the same
+// SFD time T, the four fields the MAC owns there, big-endian, at header offset + the FP_PTRAIN_
+// TESTER_*_OFF of each: tv_sec (+8, floor(ns / 10^9) mod 2^32, ns = T[63:16]), tv_usec (+12,
+// floor((ns mod 10^9) / 1000)), tx_time (+32, T) and csum_adj (+40, the ones' complement of the
+// ones'-complement sum of those 8 16-bit words, 0xFFFF for a zero sum), so a UDP checksum computed
+// over the frame with those fields at 0 stays valid. Bytes +16..+31 pass through. fp_ts_tod
+// converts T from the SFD cycle on: tv fields 5 cycles later, csum_adj 7 (both in the stamp shift
+// register before the first stamp byte is due: GMII, byte off + 8 >= 8 is due 8 cycles after the
+// SFD cycle at the earliest; MII later), so every offset works.
+//
 // Latency (first s_axis_tvalid sampled by an idle MAC -> SFD launched on the pins, clk cycles):
 //   GMII: 7 cycles (56 ns at 125 MHz): the 7 preamble bytes; the first byte is launched at the
 //         edge that samples tvalid, the SFD 7 edges later. The first data byte is taken 1 cycle
@@ -38,7 +50,8 @@
 //   - Underrun (tvalid low when a data byte is due): the 4 stomped FCS bytes follow at once (no
 //     padding), stat_tx_underrun counts it, and the rest of the client's frame is accepted at
 //     once (tready high) and discarded up to its tlast.
-//   - A timestamp window that does not fit in the frame after padding (offset + 8 > max(len, 60))
+//   - A timestamp window that does not fit in the frame after padding (offset + 8 > max(len, 60);
+//     tester stamp: offset + 42 > max(len, 60), the window being bytes offset + 8 .. + 41)
 //     counts in stat_tx_ts_bad_offset. If it starts at or after the client's last byte nothing
 //     is written. If it starts inside the client's data, its first bytes are already on the wire
 //     when tlast shows that it does not fit: they stay, the window is written up to the end of
@@ -50,6 +63,7 @@
 //   the underrun); their events are registered before the adders.
 // Parameters: none.
 `default_nettype none
+`include "fp_ptrain.vh"
 
 module fp_eth_mac_1g_tx (
     input  wire        clk,
@@ -66,6 +80,7 @@ module fp_eth_mac_1g_tx (
     input  wire        s_axis_tlast,
     input  wire [0:0]  s_axis_tuser,
     input  wire        s_axis_ts_insert,
+    input  wire        s_axis_ts_mode,
     input  wire [15:0] s_axis_ts_offset,
 
     output reg  [7:0]  gmii_txd,
@@ -88,6 +103,35 @@ module fp_eth_mac_1g_tx (
     output reg  [31:0] stat_tx_ts_bad_offset,
     output reg  [63:0] stat_tx_paused_cycles
 );
+
+    // Tester stamp (mode 1): field offsets from the tester header's first byte (ptrain.fmt.toml).
+    // The fields are written in this order from a shift register: the layout must keep it.
+    localparam integer F_SEC  = `FP_PTRAIN_TESTER_TV_SEC_OFF;
+    localparam integer F_USEC = `FP_PTRAIN_TESTER_TV_USEC_OFF;
+    localparam integer F_TX   = `FP_PTRAIN_TESTER_TX_TIME_OFF;
+    localparam integer F_CSUM = `FP_PTRAIN_TESTER_CSUM_ADJ_OFF;
+    localparam integer F_END  = F_CSUM + `FP_PTRAIN_TESTER_CSUM_ADJ_LEN;  // past the last byte written
+    localparam integer LE_MAX_I = 60 - F_END;  // offsets up to this fit in 60 bytes whatever the length
+    // the same as ranges of the d (= offset - byte index) of the byte due now, for the next one
+    localparam integer D_SEC_I  = 1 - F_SEC;
+    localparam integer D_USEC_I = 1 - F_USEC;
+    localparam integer D_TX_I   = 1 - F_TX;
+    localparam integer D_CSUM_I = 1 - F_CSUM;
+    localparam integer D_LAST_I = 2 - F_END;
+    localparam [15:0]        LE_MAX = LE_MAX_I[15:0];
+    localparam signed [17:0] D_SEC  = D_SEC_I[17:0];
+    localparam signed [17:0] D_USEC = D_USEC_I[17:0];
+    localparam signed [17:0] D_TX   = D_TX_I[17:0];
+    localparam signed [17:0] D_CSUM = D_CSUM_I[17:0];
+    localparam signed [17:0] D_LAST = D_LAST_I[17:0];
+
+    generate
+        if (`FP_PTRAIN_TESTER_TV_SEC_LEN != 4 || `FP_PTRAIN_TESTER_TV_USEC_LEN != 4 ||
+            `FP_PTRAIN_TESTER_TX_TIME_LEN != 8 || `FP_PTRAIN_TESTER_CSUM_ADJ_LEN != 2 ||
+            F_SEC < 1 || F_USEC < F_SEC + 4 || F_TX < F_USEC + 4 || F_CSUM < F_TX + 8 || F_END > 60) begin : g_bad_fmt
+            PARAMETER_ERROR_ptrain_tester_fields_not_sec_usec_tx_time_csum_adj_in_order u_error();
+        end
+    endgenerate
 
     localparam [2:0] S_IDLE = 3'd0;  // IFG, pause, or waiting for a frame
     localparam [2:0] S_PRE  = 3'd1;  // preamble bytes 2..7 and the SFD
@@ -119,6 +163,16 @@ module fp_eth_mac_1g_tx (
     reg  [2:0]  wrel_q;       // ... at this index
     reg         fits_q;       // the window fits if the byte due now is the client's last
     reg         begun_q;      // the window begins at or before the byte due now
+    reg         m1_q;         // tester stamp (mode 1) for this frame
+    reg         w1_q;         // mode 1: the byte due now is a stamp byte ...
+    reg         beg1_q;       // ... the first stamp byte is at or before it
+    reg         fit1_q;       // ... the stamp fits if it is the client's last
+    reg         le_q;         // mode 1: the stamp fits in 60 bytes whatever the length
+    reg  [143:0] sr_q;        // mode 1: the stamp bytes in wire order (tv_sec, tv_usec, tx_time, csum_adj)
+    reg  [17:0] tsum_q;       // sum of the 16-bit words of ts_q
+    reg  [18:0] csum_s_q;     // ... plus those of tv_sec and tv_usec
+    reg  [16:0] csum_f_q;     // ... folded once
+    reg  [1:0]  tod_d_q;      // the conversion's result arrived 1, 2 cycles ago
     reg         ev_done_q, ev_user_q, ev_under_q, ev_tsbad_q, ev_paused_q;
     reg  [16:0] ev_bytes_q;   // counter events, one cycle before the counters move
 
@@ -132,17 +186,26 @@ module fp_eth_mac_1g_tx (
     // previous byte went out (for the first byte, from the sideband directly), so no adder or
     // comparator sits in front of the CRC.
     wire        first     = first_q;                               // DATA, no byte taken yet
-    wire        ins_now   = first ? s_axis_ts_insert : ins_q;
+    wire        ins0_in   = s_axis_ts_insert && !s_axis_ts_mode;  // first beat: 8-byte insertion
+    wire        ins1_in   = s_axis_ts_insert && s_axis_ts_mode;   // first beat: tester stamp
+    wire        ins_now   = first ? ins0_in : ins_q;
     wire        off_zero  = s_axis_ts_offset == 16'd0;
     wire        le52_now  = first ? s_axis_ts_offset <= 16'd52 : le52_q;  // fits in 60 bytes
-    wire        in_win    = first ? s_axis_ts_insert && off_zero : ins_q && win_q;
+    wire        in_win    = first ? ins0_in && off_zero : ins_q && win_q;
+    // mode 1: byte 0 is never a stamp byte (F_SEC >= 1)
+    wire        m1_now    = first ? ins1_in : m1_q;
+    wire        le_now    = first ? s_axis_ts_offset <= LE_MAX : le_q;
+    wire        fit1_now  = first ? le_now : fit1_q;
+    wire        beg1_now  = !first && beg1_q;
+    wire        w1_now    = !first && m1_q && w1_q;
     wire [2:0]  rel       = first ? 3'd0 : wrel_q;                 // index inside the window
     wire        ts_fits   = first ? le52_now : fits_q;             // if this byte is the last
     wire        ts_start  = first ? off_zero : begun_q;            // window already begun
     wire [63:0] ts_cur    = sfd_q ? ts_now : ts_q;                 // the SFD time
     wire [7:0]  ts_byte   = ts_cur[8 * (3'd7 - rel) +: 8];         // big-endian
 
-    wire [7:0]  data_byte = in_win ? ts_byte : (state_q == S_PAD ? 8'h00 : s_axis_tdata);
+    wire [7:0]  data_byte = in_win ? ts_byte : w1_now ? sr_q[143:136] :
+                            (state_q == S_PAD ? 8'h00 : s_axis_tdata);
     wire [31:0] fcs_word  = stomp_q ? crc_q : ~crc_q;
     wire [7:0]  fcs_byte  = fcs_word[8 * fcs_i_q +: 8];
     wire [7:0]  stomp0    = crc_q[7:0];                            // first stomped FCS byte
@@ -154,7 +217,9 @@ module fp_eth_mac_1g_tx (
 
     wire        take      = state_q == S_DATA && byte_step && s_axis_tvalid;
     wire        take_last = take && s_axis_tlast;
-    wire        ts_bad    = take_last && ins_now && !ts_fits;
+    wire        ts_bad0   = take_last && ins_now && !ts_fits;
+    wire        ts_bad1   = take_last && m1_now && !fit1_now;
+    wire        ts_bad    = ts_bad0 || ts_bad1;
     wire        underrun  = state_q == S_DATA && byte_step && !s_axis_tvalid;
     wire        frame_done = state_q == S_FCS && byte_step && fcs_i_q == 2'd3;
     wire        can_start = ifg_q == 8'd0 && pause_q == 22'd0 && s_axis_tvalid && !discard_q;
@@ -170,6 +235,26 @@ module fp_eth_mac_1g_tx (
     wire        n_win     = d_zero || (d_m8_m1 && dist_next[2:0] != 3'd0);
     wire [2:0]  n_rel     = 3'd0 - dist_next[2:0];
     wire        n_fits    = le52_now || (dist_next[17] && !(d_m8_m1 && dist_next[2:0] >= 3'd2));
+    // mode 1: the next byte (d = dist_q - 1; after the first byte, offset - 1 >= -1) is a stamp
+    // byte, the stamp has begun at it, and fits if it is the client's last. Compared on dist_q,
+    // a register (D_* are the bounds + 1), so no comparator follows the down-counter's adder.
+    wire signed [17:0] dq = dist_q;
+    wire        n_w1      = !first && ((dq <= D_SEC  && dq >= D_SEC - 18'sd3) || (dq <= D_USEC && dq >= D_USEC - 18'sd3) ||
+                                       (dq <= D_TX   && dq >= D_TX - 18'sd7)  || (dq <= D_CSUM && dq >= D_LAST));
+    wire        n_beg1    = !first && dq <= D_SEC;
+    wire        n_fit1    = le_now || (!first && dq <= D_LAST);
+    wire        sr_shift  = w1_now && byte_step && (state_q == S_PAD || (state_q == S_DATA && s_axis_tvalid));
+
+    // mode 1: the SFD time in pktgen seconds + microseconds (the conversion starts with sfd_q,
+    // its result is there 5 cycles later), and csum_adj = ~(ones'-complement sum of the words)
+    wire        tod_valid;
+    wire [31:0] tod_sec, tod_usec;
+    fp_ts_tod u_tod (
+        .clk(clk), .rst(rst), .in_valid(sfd_q), .in_time(ts_now),
+        .out_valid(tod_valid), .out_tv_sec(tod_sec), .out_tv_usec(tod_usec)
+    );
+    wire [15:0] csum_fold = csum_f_q[15:0] + {15'd0, csum_f_q[16]};  // end-around carry
+    wire [15:0] csum_adj  = csum_fold == 16'hFFFF ? 16'hFFFF : ~csum_fold;  // a sum of 0 (mod 0xFFFF) -> 0xFFFF
 
     // the byte to launch at this byte step (GMII) or its low nibble (MII)
     reg        send;
@@ -252,15 +337,23 @@ module fp_eth_mac_1g_tx (
                         wrel_q  <= n_rel;
                         fits_q  <= n_fits;
                         begun_q <= n_begun;
+                        w1_q    <= n_w1;
+                        beg1_q  <= n_beg1;
+                        fit1_q  <= n_fit1;
                         if (first) begin
-                            ins_q  <= s_axis_ts_insert;
+                            ins_q  <= ins0_in;
                             le52_q <= le52_now;
+                            m1_q   <= ins1_in;
+                            le_q   <= le_now;
                         end
                         if (s_axis_tlast) begin
-                            stomp_q    <= s_axis_tuser[0] || (ts_bad && ts_start);
+                            stomp_q    <= s_axis_tuser[0] || (ts_bad0 && ts_start) || (ts_bad1 && beg1_now);
                             user_bad_q <= s_axis_tuser[0];
-                            if (ts_bad && !ts_start) begin
+                            if (ts_bad0 && !ts_start) begin
                                 ins_q <= 1'b0;  // the window would fall past the end: not written
+                            end
+                            if (ts_bad1 && !beg1_now) begin
+                                m1_q <= 1'b0;   // the stamp would not fit and has not begun: not written
                             end
                             fcs_i_q <= 2'd0;
                             state_q <= cnt_q < 16'd59 ? S_PAD : S_FCS;
@@ -278,6 +371,7 @@ module fp_eth_mac_1g_tx (
                     dist_q  <= dist_next;
                     win_q   <= n_win;
                     wrel_q  <= n_rel;
+                    w1_q    <= n_w1;
                     if (cnt_q == 16'd59) begin
                         state_q <= S_FCS;
                     end
@@ -297,6 +391,22 @@ module fp_eth_mac_1g_tx (
             ts_q        <= ts_now;
             tx_ts       <= ts_now;
             tx_ts_valid <= 1'b1;
+        end
+
+        // ---- mode 1: the stamp bytes (sfd_q in cycle T: tv fields loaded at the end of T + 5,
+        // csum_adj at the end of T + 7; the first stamp byte is due in T + 8 at the earliest) ----
+        tsum_q   <= {2'd0, ts_q[63:48]} + {2'd0, ts_q[47:32]} + {2'd0, ts_q[31:16]} + {2'd0, ts_q[15:0]};
+        csum_s_q <= {1'b0, tsum_q} + {3'd0, tod_sec[31:16]} + {3'd0, tod_sec[15:0]} +
+                    {3'd0, tod_usec[31:16]} + {3'd0, tod_usec[15:0]};
+        csum_f_q <= {1'b0, csum_s_q[15:0]} + {14'd0, csum_s_q[18:16]};
+        tod_d_q  <= {tod_d_q[0], tod_valid};
+        if (tod_valid) begin
+            sr_q[143:16] <= {tod_sec, tod_usec, ts_q};
+        end else if (sr_shift) begin
+            sr_q <= {sr_q[135:0], 8'h00};
+        end
+        if (tod_d_q[1]) begin
+            sr_q[15:0] <= csum_adj;
         end
 
         // ---- discard after an underrun ----
@@ -356,6 +466,12 @@ module fp_eth_mac_1g_tx (
             wrel_q                <= 3'd0;
             fits_q                <= 1'b0;
             begun_q               <= 1'b0;
+            m1_q                  <= 1'b0;
+            w1_q                  <= 1'b0;
+            beg1_q                <= 1'b0;
+            fit1_q                <= 1'b0;
+            le_q                  <= 1'b0;
+            tod_d_q               <= 2'd0;
             ev_done_q             <= 1'b0;
             ev_under_q            <= 1'b0;
             ev_tsbad_q            <= 1'b0;

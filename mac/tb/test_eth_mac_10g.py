@@ -1,7 +1,9 @@
 """fp_eth_mac_10g: both directions at line rate at once (every size 64..84, a spread, 1518 and a 9000-byte
 jumbo), all 15 counters exact over mixed good/bad traffic, a received pause frame holding the TX for
 exactly quanta x 8 cycles (measured at the pins), and TX looped into RX through a one-cycle wire:
-the timestamp written by the TX equals the RX timestamp minus one clock, FCS good.
+the timestamp written by the TX equals the RX timestamp minus one clock, FCS good; tester frames
+with the tester stamp (s_axis_ts_mode = 1) come back with the four time fields of tx_ts, and
+fastpath.ptrain.frame.parse() takes them.
 
 Bus models and the cycle monitor come from fastpath.mac.bench_cocotb_10g (shared with the bench);
 so is the generator of bad RX frames.
@@ -14,7 +16,10 @@ from fastpath.mac.bench_cocotb_10g import Mac10g, bad_case
 from fastpath.mac import eth10g
 from fastpath.mac.eth10g import dic_starts, fp, pause_frame, rx_expect, tx_wire, with_fcs
 from fastpath.sim import runner
+from fastpath.ptrain import frame as pframe
 from fastpath.sim.tb import random_bytes, rng, start
+from test_eth_mac_1g_tx import check_tester_frame, ptrain_frames
+from test_eth_mac_10g_tx import ModeSideband
 
 RX_LATENCY = 3
 TX_LATENCY = 1
@@ -22,8 +27,15 @@ TX_LATENCY = 1
 
 async def setup(dut, **kw):
     mac = Mac10g(dut, **kw)  # bus models first: they drive the inputs idle
+    mac.mode = ModeSideband(dut, mac.tx_client)
     await start(dut, period_ns=6.4)
     return mac
+
+
+async def send(mac, payload: bytes, ts_mode: int = 0, **kw):
+    """Mac10g.send_tx with s_axis_ts_mode (ModeSideband)."""
+    mac.mode.queue(ts_mode)
+    await mac.send_tx(payload, **kw)
 
 
 def rx_latencies(mac, first_frame, first_start, n):
@@ -48,7 +60,7 @@ async def both_directions_line_rate(dut):
     for b in bodies:
         mac.send_rx(XgmiiFrame.from_raw_payload(b))
     for p in payloads:
-        await mac.send_tx(p)
+        await send(mac, p)
     got = await mac.recv_tx(len(payloads))
     await mac.wait_rx(len(bodies))
     await ClockCycles(dut.clk, 5)
@@ -89,7 +101,7 @@ async def counters(dut):
         if kind == "under":
             await mac.client.wait()
             n0 = len(mac.tx_in)
-            await mac.send_tx(p)
+            await send(mac, p)
             stop = r.randint(1, -(-size // 8) - 2)
             while mac.tx_client.current is None or len(mac.tx_client.current.beats) < stop:
                 await RisingEdge(dut.clk)
@@ -103,7 +115,7 @@ async def counters(dut):
         else:
             end = max(size, 60)
             off = r.choice([r.randint(0, end - 8), r.randint(end - 7, end + 4)]) if kind == "ts" else 0
-            await mac.send_tx(p, bad=kind == "bad", ts_insert=int(kind == "ts"), ts_offset=off)
+            await send(mac, p, bad=kind == "bad", ts_insert=int(kind == "ts"), ts_offset=off)
             tx_exp["stomped"] += kind == "bad"
             tx_exp["ts_bad"] += kind == "ts" and off + 8 > max(size, 60)
             tx_exp["bytes"] += max(size, 60) + 4
@@ -139,8 +151,8 @@ async def pause_coupling(dut):
         i = len(mac.tx_starts)
         st0 = mac.stats()
         a, b = random_bytes(r, 1000), random_bytes(r, 100)
-        await mac.send_tx(a)
-        await mac.send_tx(b)
+        await send(mac, a)
+        await send(mac, b)
         while len(mac.tx_starts) <= i:
             await RisingEdge(dut.clk)
         mac.send_rx(XgmiiFrame.from_raw_payload(pause_frame(q)))
@@ -167,8 +179,16 @@ async def loopback_timestamps(dut):
     mac.loop = loop
     sizes = [r.randint(50, 300) for _ in range(40)]
     payloads = [random_bytes(r, n) for n in sizes]
-    for p in payloads:
-        await mac.send_tx(p, ts_insert=1, ts_offset=42)
+    testers = {}  # frame index -> build() arguments: tester frames, tester stamp
+    for i, (data, off, kw) in enumerate(ptrain_frames(r, 20, max_size=300)):
+        k = 2 * i + 1
+        payloads.insert(k, data)
+        testers[k] = (off, kw)
+    for i, p in enumerate(payloads):
+        if i in testers:
+            await send(mac, p, ts_mode=1, ts_insert=1, ts_offset=testers[i][0])
+        else:
+            await send(mac, p, ts_insert=1, ts_offset=42)
         if r.random() < 0.3:
             await ClockCycles(dut.clk, r.randint(1, 20))
     await mac.recv_tx(len(payloads))
@@ -177,6 +197,11 @@ async def loopback_timestamps(dut):
     assert len(mac.tx_ts) == len(payloads)
     period = fp(eth10g.PERIOD_PS)
     for i, (p, f, ts) in enumerate(zip(payloads, mac.rx_frames, mac.tx_ts)):
+        if i in testers:
+            check_tester_frame(bytes(f.data), testers[i][1], ts)
+            t = pframe.parse(bytes(f.data))
+            assert f.user == 0 and abs(f.first("ts") - t.tx_time - period) <= 2, f"frame {i}: one-way delay"
+            continue
         want, made = tx_wire(p, ts=ts, ts_offset=42)
         assert made and f.data == want[:-4] and f.user == 0, f"frame {i}"
         stamp = int.from_bytes(f.data[42:50], "big")

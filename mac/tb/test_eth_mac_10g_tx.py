@@ -6,6 +6,11 @@ against the simulation time of the /S/ at the pins, pause timing at the pins, an
 
 The MAC is the only backpressure source of s_axis (tready); the client side gets random gaps
 between frames (never inside one, except in the underrun test).
+
+Tester stamp (s_axis_ts_mode = 1): tester frames from fastpath.ptrain.frame.build (IPv4, IPv6,
+802.1Q, random sizes) get tv_sec, tv_usec, tx_time and csum_adj written at the time reported on
+tx_ts; the wire equals build() at that time, parse() takes it, the FCS is right; edge offsets
+(the first one the conversion's latency allows, stamps that do not fit) follow stamp_wire_10g.
 """
 import cocotb
 from cocotb.triggers import ClockCycles, ReadOnly, RisingEdge, with_timeout
@@ -21,8 +26,49 @@ from fastpath.mac import eth10g
 from fastpath.mac.eth10g import dic_starts, fp, tx_wire
 from fastpath.sim import runner
 from fastpath.sim.tb import high, random_bytes, rng, start
+from test_eth_mac_1g_tx import STAMP_END, STAMP_FIRST, check_tester_frame, ptrain_frames, stamp_bytes
 
 LATENCY = 1  # cycle of the first tvalid (idle MAC) -> cycle of the /S/ + SFD word on the pins
+STAMP_MIN_BEAT = 6  # mode 1: the first stamp byte must be in beat 6 or later (fp_ts_tod's latency)
+
+
+def stamp_wire_10g(payload: bytes, off: int, ts: int, bad: bool = False, empty_tail: int = 0):
+    """What fp_eth_mac_10g_tx sends for a mode-1 frame (tester header at `off`), and whether the
+    stamp was made. Not made, nothing written, when the first stamp byte (off + 8) is before beat
+    6. Otherwise made when the whole stamp (off + 8 .. off + 41) is in the frame; if not, and a
+    stamp byte was in a beat before the client's last one (already on its way to the wire), the
+    stamp bytes inside the padded frame are written and the FCS stomped; else nothing is written."""
+    body = bytearray(payload.ljust(eth10g.MIN_DATA, b"\0"))
+    early = (off + STAMP_FIRST) // 8 < STAMP_MIN_BEAT
+    fits = off + STAMP_END <= len(body)
+    begun = (len(payload) + empty_tail - 1) // 8 > (off + STAMP_FIRST) // 8
+    if not early and (fits or begun):
+        for k, b in stamp_bytes(ts).items():
+            if off + k < len(body):
+                body[off + k] = b
+    crc = eth10g.fcs(bytes(body))
+    if bad or (not early and not fits and begun):
+        crc = bytes(b ^ 0xFF for b in crc)
+    return bytes(body) + crc, not early and fits
+
+
+class ModeSideband:
+    """s_axis_ts_mode per frame, applied with TsSideband's values (when the frame before has been
+    accepted, by the tx_client monitor)."""
+
+    def __init__(self, dut, client):
+        self.dut, self.client, self.modes = dut, client, []
+        dut.s_axis_ts_mode.value = 0
+        client.on_frame(lambda _: self._apply(len(client.frames)))
+
+    def _apply(self, idx):
+        self.dut.s_axis_ts_mode.value = self.modes[idx] if idx < len(self.modes) else 0
+
+    def queue(self, mode: int):
+        self.modes.append(int(mode))
+        n = len(self.client.frames)
+        if len(self.modes) == n + 1 and self.client.current is None:
+            self._apply(n)
 
 
 class Tx:
@@ -36,6 +82,7 @@ class Tx:
             getattr(dut, name).value = v
         self.client = tx_client(dut)  # a BeatMonitor sampled by _monitor at every rising edge
         self.side = TsSideband(dut, self.client)
+        self.mode = ModeSideband(dut, self.client)
         self.cycle = 0
         self.frames_in = self.client.frames  # per client frame: first_valid, beats (cycles), gap
         self.starts = []  # (cycle, lane, sim time of the cycle in ps) of each /S/ on the pins
@@ -72,10 +119,11 @@ class Tx:
             if high(dut.tx_paused):
                 self.paused += 1
 
-    async def send(self, payload: bytes, bad=False, ts_insert=0, ts_offset=0, empty_tail=0):
+    async def send(self, payload: bytes, bad=False, ts_insert=0, ts_offset=0, empty_tail=0, ts_mode=0):
         """Queue a client frame; `empty_tail` garbage bytes with tkeep 0 end it (a last beat
         with tkeep = 0 when len(payload) is a multiple of 8)."""
         self.side.queue(ts_insert, ts_offset)
+        self.mode.queue(ts_mode)
         n = len(payload) + empty_tail
         f = AxiStreamFrame(payload + b"\xa5" * empty_tail, tkeep=[1] * len(payload) + [0] * empty_tail,
                            tuser=[0] * (n - 1) + [int(bad)])
@@ -233,6 +281,65 @@ async def timestamp_insertion(dut):
         check_latency(tx, i)
     assert 0 < bad < len(cases)
     assert kinds == {"straddle fits", "straddle restored"}, kinds
+
+
+@cocotb.test()
+async def ptrain_stamp(dut):
+    """Mode 1: tester frames (IPv4 / IPv6 / 802.1Q, random sizes, random gaps, so /S/ on lanes 0
+    and 4) between mode-0 and unstamped frames: the four fields equal tx_ts (the /S/ time), parse()
+    takes the frame, FCS good. Then the edges: offsets 39 (the first stamp byte in beat 5: too
+    early, not made) and 40 (beat 6: made), every lane of the last stamp byte, stamps that end one
+    byte past the frame (begun: partly written + stomped; not begun: nothing), a tkeep-0 last
+    beat, tuser bad, one-beat frames. The status flags count the misfits."""
+    r = rng()
+    tx = await setup(dut)
+    cases = []  # (payload, offset, build() arguments or None, bad, empty tail, mode)
+    for data, off, kw in ptrain_frames(r, 40, max_size=300):
+        cases.append((data, off, kw, False, 0, 1))
+        if r.random() < 0.3:
+            p = udp_frame(r, r.randint(60, 120))
+            cases.append((p, r.randint(0, 52), None, False, 0, 0))
+    edges = [(100, o) for o in range(39, 48)] + [(82, 40), (81, 40), (55, 40), (56, 40), (57, 40),
+             (89, 47), (88, 47), (88, 46), (87, 46), (50, 45), (8, 40), (1, 60), (300, 250), (300, 259),
+             (300, 258)]
+    edges += [(n, r.randint(40, 47)) for n in r.sample(range(60, 120), 8)]
+    for n, off in edges:
+        cases.append((random_bytes(r, n), off, None, False, 0, 1))
+    cases.append((random_bytes(r, 64), 40, None, False, 8, 1))   # tkeep-0 last beat, begun
+    cases.append((random_bytes(r, 120), 44, None, True, 0, 1))   # tuser bad
+    for p, off, _, bad, tail, mode in cases:
+        await tx.send(p, bad=bad, ts_insert=1 if mode or r.random() < 0.5 else 0, ts_offset=off,
+                      empty_tail=tail, ts_mode=mode)
+        if r.random() < 0.3:
+            await ClockCycles(dut.clk, r.randint(1, 12))
+    got = await tx.recv(len(cases))
+    await ClockCycles(dut.clk, 10)
+    assert len(tx.tx_ts) == len(cases) == len(tx.status)
+    lanes, made_n = set(), 0
+    for i, ((p, off, kw, bad, tail, mode), g) in enumerate(zip(cases, got)):
+        ts = tx.tx_ts[i]
+        _, lane, t_ps = tx.starts[i]
+        assert abs(ts - fp(t_ps + (eth10g.PERIOD_PS // 2 if lane == 4 else 0))) <= 2, f"frame {i}: tx_ts"
+        wire = wire_of(g)
+        if mode:
+            want, made = stamp_wire_10g(p, off, ts, bad, tail)
+            made_n += made
+            if made:
+                lanes.add((lane, (off + STAMP_END - 1) % 8))
+        else:
+            ins = tx.side.side[i][0]
+            want, made = tx_wire(p, ts=ts if ins else None, ts_offset=off)
+            made = made or not ins
+        assert wire == want, f"frame {i} ({len(p)} B, offset {off}, mode {mode})"
+        assert g.check_fcs() == (want[-4:] == eth10g.fcs(want[:-4])), f"frame {i}: FCS"
+        assert tx.status[i]["ts_bad_offset"] == int(not made), f"frame {i}: ts_bad_offset"
+        assert tx.status[i]["stomped"] == int(bad)
+        if kw is not None:
+            check_tester_frame(wire[:-4], kw, ts)
+            assert g.check_fcs()
+        check_latency(tx, i)
+    assert {lane for lane, _ in lanes} == {0, 4} and len({le for _, le in lanes}) == 8, lanes
+    assert made_n >= 40
 
 
 @cocotb.test()

@@ -5,7 +5,9 @@ RX frames are checked against fastpath.models.eth.rx_expect, TX frames against t
 latency (7 cycles GMII, 12 * P + 1 MII) and TX latency (7 cycles GMII, 15 * P MII, from an idle
 MAC) are asserted per frame; RX timestamps equal the SFD sampling time, TX timestamps (report and
 injected) the SFD launch time. A pause frame received while the TX sends a frame holds the next
-frame for exactly IFG + quanta x 64 byte times, measured at the TX pins.
+frame for exactly IFG + quanta x 64 byte times, measured at the TX pins. Some TX frames are
+tester frames with the tester stamp (s_axis_ts_mode = 1): written at the SFD launch time, parse()
+takes them (stamp_wire_1g and the tester checks of test_eth_mac_1g_tx).
 """
 import cocotb
 import pytest
@@ -16,6 +18,7 @@ from fastpath.mac.bench_cocotb_1g import (PERIOD_PS, SPEED_DIV, Domain, PulseMon
 from fastpath.mac import eth
 from fastpath.sim import runner
 from fastpath.sim.tb import rng
+from test_eth_mac_1g_tx import ModeSideband, check_tester_frame, ptrain_frames, stamp_frame, stamp_wire_1g
 
 TX_PHASE_PS = 3000  # tx_clk lags rx_clk by 3 ns
 
@@ -35,6 +38,8 @@ class Tb:
         self.sink = gmii_sink(dut)
         self.rxmon = RxMonitor(dut, dut.rx_clk)
         self.drv = TxDriver(dut, dut.tx_clk)
+        self.mode = ModeSideband(dut.s_axis_ts_mode, self.drv)
+        self.testers = {}  # TX frame index -> build() arguments of a tester frame
         self.tx_ts = PulseMonitor(dut.tx_clk, dut.tx_ts_valid, dut.tx_ts)
         self.pauses = PulseMonitor(dut.rx_clk, dut.rx_pause_valid, dut.rx_pause_quanta)
         self.rx_sent = []  # (RxResult, [sent GmiiFrame copy])
@@ -53,6 +58,12 @@ class Tb:
         dut.rx_rst.value = 0
         dut.tx_rst.value = 0
         await ClockCycles(dut.rx_clk, 3)
+
+    def tx_send(self, f: TxFrame, kw: dict | None = None):
+        if kw is not None:
+            self.testers[len(self.mode.modes)] = kw
+        self.mode.queue(getattr(f, "ts_mode", 0))
+        self.drv.send(f)
 
     async def rx_send(self, frame_with_fcs: bytes, ifg: int = 12):
         self.source.ifg = ifg
@@ -90,9 +101,14 @@ class Tb:
         prev_end = None
         for i, (f, g) in enumerate(zip(sent, self.got_tx)):
             sfd = g.sim_time_sfd - 2 * self.unit
-            exp = eth.tx_wire(f.data, f.bad, f.ts_insert, f.ts_offset, fp_ps(sfd))
+            if getattr(f, "ts_mode", 0):
+                exp = stamp_wire_1g(f.data, f.bad, f.ts_offset, fp_ps(sfd))
+            else:
+                exp = eth.tx_wire(f.data, f.bad, f.ts_insert, f.ts_offset, fp_ps(sfd))
             assert bytes(g.get_payload(strip_fcs=False)) == exp.frame
             assert g.check_fcs() == (not exp.stomped)
+            if i in self.testers:
+                check_tester_frame(bytes(g.get_payload(strip_fcs=True)), self.testers[i], fp_ps(sfd))
             ready = f.t_valid
             if prev_end is not None:
                 idle = prev_end + (12 * self.upb - 1) * self.unit + (extra_gap_ps or {}).get(i, 0)
@@ -104,6 +120,7 @@ class Tb:
         launches = [g.sim_time_sfd - 2 * self.unit for g in self.got_tx]
         assert [v for _, v in self.tx_ts.pulses] == [fp_ps(t) for t in launches]
         assert int(self.dut.stat_tx_frames.value) == len(sent)
+        assert not self.testers or max(self.testers) < len(sent)
 
 
 @cocotb.test()
@@ -117,10 +134,15 @@ async def full_duplex(dut, speed):
     n = {1000: 30, 100: 8, 10: 3}[speed]
     choices = [60, 61, 64, 100, 200, 511, 1000, 1514] if speed != 10 else [60, 61, 100]
     sizes = [r.choice(choices) for _ in range(n)]
+    testers = ptrain_frames(r, n, max_size={1000: 400, 100: 200, 10: 110}[speed])
     for k, size in enumerate(sizes):
         await tb.rx_send(eth.with_fcs(eth.build(r, size)))
+        if k % 3 == 1:  # a tester frame with the tester stamp
+            data, off, kw = testers[k]
+            tb.tx_send(stamp_frame(data, off), kw)
+            continue
         ins = r.random() < 0.4
-        tb.drv.send(TxFrame(eth.build(r, size), ts_insert=ins, ts_offset=r.randint(0, size - 8) if ins else 0))
+        tb.tx_send(TxFrame(eth.build(r, size), ts_insert=ins, ts_offset=r.randint(0, size - 8) if ins else 0))
     await tb.check_rx()
     await tb.check_tx()
 
@@ -138,8 +160,8 @@ async def pause_coupling(dut, speed):
     cases = [("pause", r.randint(1, 30)), ("bad fcs", 20), ("pause", 0), ("other opcode", 20), ("pause", 7)]
     extra = {}
     for i, (kind, q) in enumerate(cases):
-        tb.drv.send(TxFrame(eth.build(r, 400)))
-        tb.drv.send(TxFrame(eth.build(r, 64)))
+        tb.tx_send(TxFrame(eth.build(r, 400)))
+        tb.tx_send(TxFrame(eth.build(r, 64)))
         await RisingEdge(dut.gmii_tx_en)
         p = bytearray(eth.with_fcs(eth.pause_frame(q)))
         if kind == "bad fcs":

@@ -4,7 +4,9 @@ RX (RgmiiSource on rgmii_rx_clk at 125 / 25 / 2.5 MHz): frames checked against t
 timestamp equals the rising edge that sampled the SFD, the latency is 8 (1000) / 14 (10/100)
 rx_clk cycles. TX (gtx_clk 125 MHz, gtx_clk90 2 ns later; RgmiiSink on rgmii_tx_clk): frames,
 FCS, injected and reported timestamps (the gtx_clk edge that launched the SFD into the fp_oddr), and
-the latency to the pins (8 cycles at 1000). Random client gaps on TX, random IFGs on RX.
+the latency to the pins (8 cycles at 1000). Random client gaps on TX, random IFGs on RX. Some
+TX frames are tester frames with the tester stamp (s_axis_ts_mode = 1), checked as in
+test_eth_mac_1g_tx (stamp_wire_1g, parse()).
 """
 import logging
 
@@ -19,6 +21,7 @@ from fastpath.mac.bench_cocotb_1g import (PERIOD_PS, Domain, PulseMonitor, RxMon
 from fastpath.mac import eth
 from fastpath.sim import runner
 from fastpath.sim.tb import rng
+from test_eth_mac_1g_tx import ModeSideband, check_tester_frame, ptrain_frames, stamp_frame, stamp_wire_1g
 
 SPEED_CODE = {1000: 2, 100: 1, 10: 0}
 RX_PERIOD_PS = {1000: 8000, 100: 40000, 10: 400000}
@@ -48,6 +51,8 @@ class Tb:
             m.mii_mode = speed != 1000
         self.rxmon = RxMonitor(dut, dut.rgmii_rx_clk)
         self.drv = TxDriver(dut, dut.gtx_clk)
+        self.mode = ModeSideband(dut.s_axis_ts_mode, self.drv)
+        self.testers = {}  # TX frame index -> build() arguments of a tester frame
         self.tx_ts = PulseMonitor(dut.gtx_clk, dut.tx_ts_valid, dut.tx_ts)
         self.rx_sent = []
 
@@ -65,6 +70,12 @@ class Tb:
         dut.gtx_rst.value = 0
         await ClockCycles(dut.rgmii_rx_clk, 4)
         await ClockCycles(dut.gtx_clk, 4)
+
+    def tx_send(self, f: TxFrame, kw: dict | None = None):
+        if kw is not None:
+            self.testers[len(self.mode.modes)] = kw
+        self.mode.queue(getattr(f, "ts_mode", 0))
+        self.drv.send(f)
 
     async def rx_send(self, frame_with_fcs: bytes, error_at=None, ifg: int = 12):
         self.source.ifg = ifg
@@ -96,12 +107,17 @@ class Tb:
         while len(got_tx) < len(sent):
             got_tx.append(await with_timeout(self.sink.recv(), 20, "ms"))
         div = TX_DIV[self.speed]
-        for f, g, (t_ts, v_ts) in zip(sent, got_tx, self.tx_ts.pulses):
+        for i, (f, g, (t_ts, v_ts)) in enumerate(zip(sent, got_tx, self.tx_ts.pulses)):
             launch = g.sim_time_sfd - round(SINK_SFD_CYCLES[self.speed] * PERIOD_PS)
             assert v_ts == fp_ps(launch) and t_ts == launch + PERIOD_PS
-            exp = eth.tx_wire(f.data, f.bad, f.ts_insert, f.ts_offset, v_ts)
+            if getattr(f, "ts_mode", 0):
+                exp = stamp_wire_1g(f.data, f.bad, f.ts_offset, v_ts)
+            else:
+                exp = eth.tx_wire(f.data, f.bad, f.ts_insert, f.ts_offset, v_ts)
             assert bytes(g.get_payload(strip_fcs=False)) == exp.frame
             assert g.check_fcs()
+            if i in self.testers:
+                check_tester_frame(bytes(g.get_payload(strip_fcs=True)), self.testers[i], v_ts)
             pins = launch + PERIOD_PS  # the SFD leaves the fp_oddr one cycle after its launch
             cycles = (pins - f.t_valid) // PERIOD_PS
             if self.speed == 1000:
@@ -111,6 +127,7 @@ class Tb:
                 assert 15 * div + 1 <= cycles <= 16 * div, cycles
         assert len(self.tx_ts.pulses) == len(sent)
         assert int(dut.stat_tx_frames.value) == len(sent)
+        assert not self.testers or max(self.testers) < len(sent)
 
 
 @cocotb.test()
@@ -123,6 +140,7 @@ async def both_directions(dut, speed):
     await tb.start()
     n = {1000: 24, 100: 6, 10: 2}[speed]
     sizes = [60, 61, 64, 100, 255, 1514] if speed != 10 else [60, 61]
+    testers = ptrain_frames(r, n, max_size={1000: 400, 100: 200, 10: 110}[speed])
     for k in range(n):
         size = r.choice(sizes)
         err = r.randint(0, size) if (speed != 10 and k % 7 == 3) else None
@@ -130,9 +148,13 @@ async def both_directions(dut, speed):
         if speed != 10 and k % 5 == 2:
             f = f[:-1] + bytes([f[-1] ^ 0x80])
         await tb.rx_send(f, error_at=err, ifg=r.choice([12, 12, 5]))
-        ins = r.random() < 0.5
         gap = r.choice([0, 0, 400 * TX_DIV[speed]])
-        tb.drv.send(TxFrame(eth.build(r, size), ts_insert=ins, ts_offset=r.randint(0, size - 8) if ins else 0,
+        if k % 3 == 1:  # a tester frame with the tester stamp
+            data, off, kw = testers[k]
+            tb.tx_send(stamp_frame(data, off, gap=gap), kw)
+            continue
+        ins = r.random() < 0.5
+        tb.tx_send(TxFrame(eth.build(r, size), ts_insert=ins, ts_offset=r.randint(0, size - 8) if ins else 0,
                             gap=gap))
     await tb.check()
 

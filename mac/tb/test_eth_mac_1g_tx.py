@@ -6,6 +6,12 @@ checked against a cycle-exact model of the MAC's timing (latency 7 cycles GMII /
 from the first tvalid of an idle MAC to the SFD launch, the IFG exactly cfg_tx_ifg bytes); TX
 timestamps (report and injection) equal the simulation time of the SFD launch edge. The client
 side has random tvalid gaps between frames; one test drops tvalid mid-frame (underrun).
+
+Tester stamp (s_axis_ts_mode = 1): packet-train tester frames from fastpath.ptrain.frame.build
+(IPv4, IPv6, 802.1Q; random sizes; the time fields left at zero as the generator sends them) get
+tv_sec, tv_usec, tx_time and csum_adj written at the SFD time: the wire equals build() with that
+time, frame.parse() accepts it (UDP checksum, time fields consistent), the FCS is right; stamps
+that do not fit follow the mode-0 rule (stamp_wire_1g, the model).
 """
 import cocotb
 import pytest
@@ -17,10 +23,104 @@ from scapy.packet import Raw
 from fastpath.mac.bench_cocotb_1g import (PERIOD_PS, SPEED_DIV, Domain, PulseMonitor, TxDriver,
                                           TxFrame, fp_ps, gmii_sink, now_ps)
 from fastpath.mac import eth
+from fastpath.ptrain import frame as pframe
 from fastpath.sim import runner
 from fastpath.sim.tb import rng
 
 PRE_UNITS = {1: 7, 2: 15}  # units (bytes / nibbles) launched before the SFD's last unit
+
+# ---- tester stamp (s_axis_ts_mode = 1): model and helpers, shared with the wrapper tests -------
+
+FIELDS = {f.name: (f.offset, f.nbytes) for f in pframe.TESTER.fields}
+STAMP = ("tv_sec", "tv_usec", "tx_time", "csum_adj")        # written at the SFD, in this order
+STAMP_FIRST = FIELDS["tv_sec"][0]                            # 8: first byte written
+STAMP_END = FIELDS["csum_adj"][0] + FIELDS["csum_adj"][1]    # 42: past the last byte written
+
+
+def stamp_bytes(ts: int) -> dict[int, int]:
+    """{offset from the tester header: byte} of the four fields for the SFD time ts (fp_time)."""
+    sec, usec = pframe.pktgen_time(ts)
+    vals = {"tv_sec": sec, "tv_usec": usec, "tx_time": ts, "csum_adj": pframe.csum_adj(sec, usec, ts)}
+    out = {}
+    for name in STAMP:
+        off, n = FIELDS[name]
+        out.update({off + i: b for i, b in enumerate(vals[name].to_bytes(n, "big"))})
+    return out
+
+
+def stamp_wire_1g(data: bytes, bad: bool, off: int, ts: int) -> eth.TxResult:
+    """What fp_eth_mac_1g_tx sends for a mode-1 frame (tester header at `off`): the four fields
+    when the whole stamp (off + 8 .. off + 41) fits in the padded frame. Otherwise bad offset,
+    and as in mode 0: if the first stamp byte is inside the client's data (cut-through: already
+    on the wire when tlast shows the misfit), the stamp bytes inside the padded frame are written
+    and the FCS stomped; else nothing is written."""
+    body = bytearray(eth.padded(data))
+    fits = off + STAMP_END <= len(body)
+    begun = off + STAMP_FIRST < len(data)
+    if fits or begun:
+        for k, b in stamp_bytes(ts).items():
+            if off + k < len(body):
+                body[off + k] = b
+    stomp = bad or (not fits and begun)
+    f = eth.fcs(bytes(body))
+    if stomp:
+        f = bytes(b ^ 0xFF for b in f)
+    return eth.TxResult(bytes(body) + f, fits, not fits, stomp)
+
+
+def ptrain_frames(r, n: int, max_size: int = 400) -> list[tuple[bytes, int, dict]]:
+    """n tester frames as fp_ptrain_gen sends them (build() with the time fields and csum_adj at
+    zero), random layouts and sizes: (data, offset of the tester header, build() arguments)."""
+    out = []
+    for i in range(n):
+        h = pframe.Headers(vlan=r.choice([None, r.randint(1, 4094)]), ipv6=r.random() < 0.4,
+                           sport=r.randint(1, 65535))
+        size = r.choice([h.min_frame, r.randint(h.min_frame, max_size), r.randint(h.min_frame, h.min_frame + 20)])
+        kw = dict(size=size, seq=r.getrandbits(32), train=r.getrandbits(32), index=i % 7, train_len=7,
+                  stream=r.getrandbits(8), flags=r.getrandbits(4), headers=h)
+        data = bytearray(pframe.build(tx_time=0, **kw))
+        for name in STAMP:
+            o, m = FIELDS[name]
+            data[h.length + o:h.length + o + m] = bytes(m)  # csum_adj too: the generator sends 0
+        out.append((bytes(data), h.length, kw))
+    return out
+
+
+def check_tester_frame(wire_no_fcs: bytes, kw: dict, ts: int):
+    """The wire equals build() at the SFD time ts, and parse() takes it with those fields."""
+    assert wire_no_fcs == pframe.build(tx_time=ts, **kw), "tester frame differs from build()"
+    t = pframe.parse(wire_no_fcs)
+    assert t is not None and t.tx_time == ts and (t.tv_sec, t.tv_usec) == pframe.pktgen_time(ts)
+    assert (t.seq, t.size, t.ipv6) == (kw["seq"], kw["size"], kw["headers"].ipv6)
+
+
+class ModeSideband:
+    """Drives s_axis_ts_mode for a TxDriver: the value of frame i is applied when frame i - 1 has
+    been accepted (the driver appends it to `sent` at that edge, before it drives frame i)."""
+
+    def __init__(self, sig, drv):
+        self.sig, self.modes = sig, []
+        sig.setimmediatevalue(0)
+        side = self
+
+        class Sent(list):
+            def append(self, f):
+                super().append(f)
+                side.sig.value = side.modes[len(self)] if len(self) < len(side.modes) else 0
+
+        self.sent = drv.sent = Sent()
+
+    def queue(self, mode: int):
+        self.modes.append(int(mode))
+        if len(self.modes) == len(self.sent) + 1:  # no frame in flight: this one is next
+            self.sig.value = int(mode)
+
+
+def stamp_frame(data: bytes, off: int, **kw) -> TxFrame:
+    """A TxFrame with the tester stamp (ts_insert = 1, ts_mode = 1) at tester header offset off."""
+    f = TxFrame(data, ts_insert=True, ts_offset=off, **kw)
+    f.ts_mode = 1
+    return f
 
 
 class Tb:
@@ -36,6 +136,7 @@ class Tb:
         self.dom = Domain(dut.clk, dut.clk_en, dut.ts_now)
         self.sink = gmii_sink(dut)
         self.drv = TxDriver(dut, dut.clk)
+        self.mode = ModeSideband(dut.s_axis_ts_mode, self.drv)
         self.ts = PulseMonitor(dut.clk, dut.tx_ts_valid, dut.tx_ts)
         self.got = []
         self.counts = {}
@@ -51,6 +152,7 @@ class Tb:
 
     def send(self, f: TxFrame):
         f.ifg = self.ifg  # the IFG in force before this frame
+        self.mode.queue(getattr(f, "ts_mode", 0))
         self.drv.send(f)
 
     def set_ifg(self, ifg: int):
@@ -92,6 +194,8 @@ class Tb:
                 body = f.data[:f.underrun_at]
                 exp = eth.TxResult(body + bytes(b ^ 0xFF for b in eth.fcs(body)), stomped=True)
                 counts["underrun"] += 1
+            elif getattr(f, "ts_mode", 0):
+                exp = stamp_wire_1g(f.data, f.bad, f.ts_offset, ts)
             else:
                 exp = eth.tx_wire(f.data, f.bad, f.ts_insert, f.ts_offset, ts)
             assert wire == exp.frame, f"frame {i}: wire differs from the model"
@@ -215,6 +319,39 @@ async def timestamp_injection(dut, speed):
     assert int.from_bytes(bytes(pkt[UDP].payload)[:8], "big") == fp_ps(tb.sfd_launch(g))
     assert g.check_fcs()
     assert tb.counts["ts_bad_offset"] == 6
+
+
+@cocotb.test()
+@cocotb.parametrize(speed=[1000, 100])
+async def ptrain_stamp(dut, speed):
+    """Mode 1: tester frames (IPv4 / IPv6 / 802.1Q, random sizes, random client gaps) mixed with
+    mode-0 and unstamped frames: the four fields equal the SFD launch time (tx_ts), parse() takes
+    the frames, FCS good. Then stamps in the padding, exactly fitting, not fitting (begun: partly
+    written + stomped; not begun: nothing), with tuser bad: the wire equals stamp_wire_1g and
+    stat_tx_ts_bad_offset counts the misfits."""
+    r = rng()
+    tb = Tb(dut, speed)
+    await tb.start()
+    plan = []  # (index of the frame, build() arguments) of the tester frames
+    for data, off, kw in ptrain_frames(r, 24 if speed == 1000 else 8):
+        plan.append((len(tb.mode.modes), kw))
+        tb.send(stamp_frame(data, off, gap=r.choice([0, 0, 1, 3, 20]) * tb.div))
+        if r.random() < 0.3:  # other traffic between them: an 8-byte stamp or none
+            tb.send(TxFrame(eth.build(r, r.randint(60, 120)), ts_insert=r.random() < 0.5,
+                            ts_offset=r.randint(0, 52)))
+    # the MAC does not parse the frame: any bytes, offsets at the edges of the rule
+    cases = [(1, 0), (20, 18), (60, 19), (30, 19), (26, 19), (27, 19), (28, 19), (83, 41), (83, 42),
+             (100, 58), (100, 59), (100, 91), (100, 92), (100, 300)]
+    for n, off in cases:
+        tb.send(stamp_frame(eth.build(r, max(n, 14))[:n], off, gap=r.choice([0, 2])))
+    tb.send(stamp_frame(eth.build(r, 90), 30, bad=True))
+    await tb.check()
+    for i, kw in plan:
+        g = tb.got[i]
+        check_tester_frame(bytes(g.get_payload(strip_fcs=True)), kw, fp_ps(tb.sfd_launch(g)))
+        assert g.check_fcs()
+    misfits = sum(off + STAMP_END > max(n, 60) for n, off in cases)
+    assert tb.counts["ts_bad_offset"] == misfits == 10  # the other frames all fit
 
 
 @cocotb.test()

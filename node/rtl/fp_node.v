@@ -318,7 +318,7 @@ module fp_node #(
                     .s_axis_tdata(tx_tdata[gp*8 +: 8]), .s_axis_tkeep(1'b1),
                     .s_axis_tvalid(tx_tvalid[gp]), .s_axis_tready(tx_tready[gp]),
                     .s_axis_tlast(tx_tlast[gp]), .s_axis_tuser(tx_tuser[gp]),
-                    .s_axis_ts_insert(1'b0), .s_axis_ts_offset(16'd0),
+                    .s_axis_ts_insert(1'b0), .s_axis_ts_mode(1'b0), .s_axis_ts_offset(16'd0),
                     .tx_ts(), .tx_ts_valid(), .rx_pause_valid(), .rx_pause_quanta(),
                     .cfg_rx_max_len(RX_MAX_LEN), .cfg_tx_ifg(8'd12),
                     .stat_rx_good(), .stat_rx_bad(), .stat_rx_bad_fcs(), .stat_rx_runt(),
