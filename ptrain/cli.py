@@ -101,6 +101,53 @@ def _frames(args) -> int:
     return 0
 
 
+def _gen(args) -> int:
+    import json
+    import os
+    import tempfile
+    from pathlib import Path
+
+    from fastpath.ptrain import frame as fr
+    from fastpath.sim import runner
+
+    if not str(args.pcap).endswith((".pcap", ".pcapng")):
+        raise UsageError(f"--pcap {args.pcap}: name the file .pcap (nanosecond pcap) or .pcapng")
+    if args.vlan is not None and not 0 <= args.vlan <= 4095:
+        raise UsageError(f"--vlan {args.vlan}: a VLAN ID is 0..4095")
+    hdr = fr.Headers(vlan=args.vlan, ipv6=args.ipv6)
+    if not hdr.min_frame <= args.size <= 9000:
+        raise UsageError(f"--size {args.size}: the generator makes {hdr.min_frame}..9000-byte frames "
+                         f"(without FCS) with these headers")
+    period = 0
+    if args.rate_mbps is not None:
+        if args.rate_mbps <= 0:
+            raise UsageError(f"--rate-mbps {args.rate_mbps}: give a positive rate")
+        clk_ns = 8.0 if not args.ten_g else 6.4
+        period = round((args.size + 24) * 8 * 1000 / args.rate_mbps / clk_ns)
+    cfg = {"size": args.size, "count": args.count, "train_len": args.train_length or args.count,
+           "period": period, "ipv6": args.ipv6, "vlan": args.vlan, "stream": args.stream,
+           "pcap": str(Path(args.pcap).resolve()), "speed": "10g" if args.ten_g else "1g"}
+    with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as fh:
+        out = fh.name
+    try:
+        runner.run("fp_ptrain_10g" if args.ten_g else "fp_ptrain_1g", "fastpath.ptrain.gen_cocotb",
+                   {"PPS_INTERVAL_NS": 100000},
+                   env={"FASTPATH_GEN": json.dumps(cfg), "FASTPATH_GEN_OUT": out, "COCOTB_LOG_LEVEL": "WARNING",
+                        "PYTHONWARNINGS": "ignore"})
+        text = Path(out).read_text()
+    finally:
+        os.unlink(out)
+    if not text:
+        raise UsageError("the generator's simulation failed (its log is above)")
+    r = json.loads(text)
+    if r["bad"]:
+        raise UsageError(f"{r['bad']} of {r['sent']} frames off the TX pins had a bad FCS or did not parse")
+    print(f"wrote {args.pcap}: {r['written']} frames from the RTL generator and "
+          f"{'fp_eth_mac_10g' if args.ten_g else 'fp_eth_mac_1g'} ({r['trains']} trains), timestamps = "
+          f"the TX stamps the MAC wrote at the SFD (the tester's clock from reset)")
+    return 0
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     s = sub.add_parser("ptrain", help="packet-train tester: analyse captures of tester frames, write synthetic ones")
     ps = s.add_subparsers(dest="ptraincmd", required=True)
@@ -151,3 +198,23 @@ def register(sub: argparse._SubParsersAction) -> None:
     t.add_argument("--pcap", required=True, metavar="FILE",
                    help="output: FILE.pcap (nanosecond pcap) or FILE.pcapng (if_tsresol = 9)")
     t.set_defaults(fn=_frames)
+
+    what = ("run the RTL generator and TX MAC (fp_ptrain_1g, or fp_ptrain_10g) in simulation and write "
+            "the frames it sends to a capture")
+    t = ps.add_parser("gen", help=what, description=what + ", each with the time of its SFD in ns (the "
+                      "stamp the MAC wrote into the frame). Every frame's FCS is checked.")
+    t.add_argument("--count", type=arg_type(_positive), required=True, metavar="N", help="frames")
+    t.add_argument("--size", type=arg_type(_positive), required=True, metavar="BYTES",
+                   help="frame length without FCS (at least 84 over IPv4, 104 over IPv6, +4 with --vlan; "
+                        "at most 9000)")
+    t.add_argument("--train-length", type=arg_type(_positive), default=None, metavar="L",
+                   help="frames per train (default: one train of N)")
+    t.add_argument("--rate-mbps", type=float, default=None, metavar="R",
+                   help="layer-1 rate inside a train (default: back to back at line rate)")
+    t.add_argument("--vlan", type=int, default=None, metavar="ID", help="add an 802.1Q tag with this VLAN ID")
+    t.add_argument("--ipv6", action="store_true", help="IPv6 instead of IPv4")
+    t.add_argument("--stream", type=int, default=0, help="stream id (default 0)")
+    t.add_argument("--10g", dest="ten_g", action="store_true", help="the 10G tester (XGMII, 156.25 MHz)")
+    t.add_argument("--pcap", required=True, metavar="FILE",
+                   help="output: FILE.pcap (nanosecond pcap) or FILE.pcapng (if_tsresol = 9)")
+    t.set_defaults(fn=_gen)

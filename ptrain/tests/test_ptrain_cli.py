@@ -207,3 +207,20 @@ def test_a_microsecond_capture_is_flagged(tmp_path, capsys):
     assert "steps of 1000 ns" in capsys.readouterr().out
     c = an.records_from_capture(cap.read(tmp_path / "us.pcap"))[1]
     assert c.rx_resolution_ns == 1000
+
+
+def test_gen_runs_the_rtl_generator(tmp_path, capsys):
+    """`fastpath ptrain gen`: the RTL generator and MAC in simulation; the capture analyses to the
+    configured rate exactly, and a size the generator cannot make is refused in one line."""
+    out = tmp_path / "gen.pcapng"
+    assert cli.main(["ptrain", "gen", "--count", "30", "--size", "300", "--train-length", "10",
+                     "--rate-mbps", "400", "--pcap", str(out)]) == 0
+    records, info, _ = an.records_from_capture(cap.read(out), str(out))
+    assert info.frames == 30 and len(records) == 30
+    s = an.analyze(records)["streams"][0]["summary"]
+    # 324 wire bytes every round(324 * 8 / 0.4 / 8) = 810 cycles of 8 ns: 400.0 Mb/s
+    assert s["lost"] == 0 and abs(s["capacity_bps"] - 324 * 8 / (810 * 8e-9)) < 1
+    capsys.readouterr()
+    assert cli.main(["ptrain", "gen", "--count", "3", "--size", "60", "--pcap", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "84..9000" in err[0]
