@@ -23,11 +23,12 @@ from fastpath.ptrain import analyze
 from fastpath.ptrain import frame as fr
 from fastpath.ptrain import record as rec
 from fastpath.sim import runner
-from fastpath.sim.tb import BeatMonitor, params, pauses, rng, start
+from fastpath.sim.tb import BeatMonitor, params, pauses, rng, start, uint
 
 LATENCY = 14          # tlast beat -> record valid on m_axis (module header)
+COUNT_FRAME = 8       # tlast beat -> the per-frame counters show the frame
+COUNT_STREAM = 12     # tlast beat -> the per-stream counters and stat_records show it
 MASK32 = 0xFFFFFFFF
-MASK64 = (1 << 64) - 1
 TPIDS = (0x8100, 0x88A8)
 GLOBAL = ("frames", "not_selected", "foreign", "truncated", "bad_length", "fragment", "bad_checksum",
           "bad_fields", "records", "record_drops", "bad_fcs", "untracked")
@@ -647,6 +648,28 @@ async def line_rate_minimum_frames(dut):
     assert per[0].unique == n and per[0].lost == 0 and env.stats()[0]["record_drops"] == 0
     gaps = [b.first_valid - a.first_valid for a, b in zip(env.mon_out.frames, env.mon_out.frames[1:])]
     assert min(gaps) >= (11 if params().get("DATA_WIDTH", 8) == 64 else 84)
+
+
+@cocotb.test()
+async def counter_timing(dut):
+    """The counters change the stated number of cycles after the frame's tlast beat."""
+    r = rng()
+    env = Env(dut, std_rules())
+    seen = {}
+
+    def sample(cycle):
+        for name, sig in (("frames", dut.stat_frames), ("records", dut.stat_records),
+                          ("received", dut.stat_received)):
+            if name not in seen and uint(sig) & MASK32:
+                seen[name] = cycle
+    env.mon_in.every_cycle(sample)
+    await env.reset()
+    await env.send(r, [(tframe(r, "v4", 7, 0, 0, 1, 0), False)])
+    await env.drain()
+    env.check()
+    end = env.mon_in.frames[0].last_beat
+    assert {k: c - end for k, c in seen.items()} == \
+        {"frames": COUNT_FRAME, "records": COUNT_STREAM, "received": COUNT_STREAM}, seen
 
 
 @cocotb.test()
