@@ -6,6 +6,9 @@ yet, and `stf` and `run` say so in their output.
 `run` writes a pcapng capture with one interface per egress port, named `port N` (interface ids
 in order of first use), and each packet's comment says its egress port and which input packet
 it came from: Wireshark's "Interface name" column (or `frame.interface_name`) shows the port.
+
+`serve` runs the P4Runtime server (`fastpath.p4.p4runtime`) until SIGINT/SIGTERM (or
+`--duration`); `--pcap-out` writes what left the data-plane ports, in the same pcapng shape.
 """
 from __future__ import annotations
 
@@ -137,6 +140,69 @@ def _cmd_run(args) -> int:
     return 0
 
 
+def _cmd_serve(args) -> int:
+    import signal
+    import threading
+    import time
+    try:
+        from fastpath.p4 import p4runtime
+    except ImportError as e:
+        raise UsageError(f"the P4Runtime server needs the packages of requirements.txt (p4runtime, grpcio): {e}") \
+            from None
+    if not 0 <= args.cpu_port <= 510:
+        raise UsageError(f"--cpu-port {args.cpu_port}: ports are 0..510")
+    server = p4runtime.P4RuntimeServer(device_id=args.device_id, cpu_port=args.cpu_port)
+    if args.program:
+        if not args.p4info:
+            raise UsageError("--p4info FILE is needed with a PROGRAM (the P4Info p4c wrote for it)")
+        for f in (args.program, args.p4info):
+            if not Path(f).is_file():
+                raise UsageError(f"no such file: {f}")
+        try:
+            info = p4runtime.load_p4info(args.p4info)
+        except Exception as e:  # noqa: BLE001 (protobuf parse errors have no common base)
+            raise UsageError(f"{args.p4info}: not a P4Info (text, binary or JSON): {e}") from None
+        try:
+            server.install(info, Path(args.program).read_bytes())
+        except p4runtime.P4RTError as e:
+            raise UsageError(f"{Path(args.program).name}: {e.msg}") from None
+    elif args.p4info:
+        raise UsageError("--p4info without a PROGRAM: give both, or neither (a controller sets the pipeline)")
+    out = []
+    if args.pcap_out:
+        server.device.on_egress = lambda port, data: out.append(
+            (port, data, time.time(), f"egress port {port}; packet {len(out) + 1} out of the data plane"))
+    stop = threading.Event()
+    previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        try:
+            server.start(args.grpc_addr)
+        except OSError as e:
+            raise UsageError(str(e)) from None
+        print(BACKEND_LINE)
+        what = f"program {Path(args.program).name}" if args.program else "no pipeline (a controller sets it)"
+        print(f"P4Runtime server on {server.addr}: device {args.device_id}, CPU port {args.cpu_port}, {what}",
+              flush=True)
+        t_end = time.monotonic() + args.duration if args.duration else None
+        while not stop.wait(0.2):
+            if t_end is not None and time.monotonic() >= t_end:
+                break
+    finally:
+        server.stop()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    st = server.device.stats
+    print(f"stopped: {st['writes']} writes ({st['updates']} updates), {st['packet_out']} packet-outs, "
+          f"{st['packet_in']} packet-ins, {st['egress']} packets out of data-plane ports")
+    if args.pcap_out:
+        write_pcapng(args.pcap_out, out)
+        print(f"data-plane packets -> {args.pcap_out}")
+    if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps({"addr": server.addr, **st}, indent=1) + "\n")
+    return 0
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     s = sub.add_parser("p4", help="the P4 agent: compile BMv2 JSON, run STF tests and captures (reference "
                                   "interpreter; the RTL pipeline is not built yet)")
@@ -164,3 +230,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     t.add_argument("--port", type=int, default=0, help="ingress port of every packet (default 0)")
     t.add_argument("--json", metavar="STATS.json", help="also write the counts as JSON")
     t.set_defaults(fn=_cmd_run)
+    t = p4sub.add_parser("serve", help="serve P4Runtime (gRPC) for one device running a program (reference "
+                                       "interpreter)",
+                         description="serve the P4Runtime API for one device: a controller (e.g. p4runtime-shell) "
+                                     "sets the pipeline, writes and reads table entries, sends PacketOut and gets "
+                                     "PacketIn for packets to the CPU port; runs until SIGINT/SIGTERM")
+    t.add_argument("program", nargs="?", help="BMv2 JSON to start with (else the controller sets the pipeline)")
+    t.add_argument("--p4info", metavar="FILE", help="the program's P4Info (text as p4c writes it, binary or JSON)")
+    t.add_argument("--grpc-addr", default="127.0.0.1:9559", help="address to listen on (default 127.0.0.1:9559)")
+    t.add_argument("--device-id", type=int, default=1, help="P4Runtime device id (default 1)")
+    t.add_argument("--cpu-port", type=int, default=255,
+                   help="port PacketOut enters on and PacketIn leaves by (default 255)")
+    t.add_argument("--pcap-out", metavar="OUT.pcapng", help="write the packets sent out of data-plane ports at exit "
+                                                            "(one interface per port)")
+    t.add_argument("--duration", type=float, metavar="SECONDS", help="stop after this long (default: run until "
+                                                                     "SIGINT/SIGTERM)")
+    t.add_argument("--json", metavar="STATS.json", help="write the counts at exit as JSON")
+    t.set_defaults(fn=_cmd_serve)

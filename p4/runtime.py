@@ -197,6 +197,16 @@ class TableState:
             self.exact.pop(tuple(k[1] for k in e.key), None)
         self._sorted = None
 
+    def restore(self, e: Entry):
+        """Put back an entry removed by `delete` with its handle (a rolled-back batch: the entry
+        keeps its place among equal priorities)."""
+        if e.handle in self.entries:
+            raise CommandError(f"table {self.table.name!r} already has an entry with handle {e.handle}")
+        self.entries[e.handle] = e
+        if self.is_exact:
+            self.exact[tuple(k[1] for k in e.key)] = e
+        self._sorted = None
+
     def modify(self, handle: int, action: int, data: list[int]):
         if self.immutable:
             raise CommandError(f"table {self.table.name!r} has const entries: it cannot be changed")
