@@ -9,7 +9,7 @@ temporary), fields wider than 64 bits moved in 64-bit chunks, header copies and 
 chunk moves plus one validity op, drop as writes of egress_spec (and mcast_grp); then groups them
 (adjacent field writes from adjacent sources become one write; a validity op joins the slot of
 the op before it), allocates the temporaries and schedules the ops into the OPS slots (an op
-waits 5 slots for a PHV field an earlier op writes, 2 for a temporary). `ActionImage.words`
+waits 5 slots for a PHV field an earlier op writes, 3 for a temporary). `ActionImage.words`
 holds the op words, `ActionImage.pack_data` the action data of a table entry, `ActionModel` runs
 the image bit-exactly as the RTL does.
 
@@ -30,7 +30,7 @@ from .compiler import DROP_PORT, Config
 
 FIELD_BITS = 64         # the ALU and every field access are at most this wide
 PHV_HAZARD = 5          # a slot sees the PHV writes of slots at least this many before it
-TEMP_HAZARD = 2         # ... and the temporary writes of slots at least this many before it
+TEMP_HAZARD = 3         # ... and the temporary writes of slots at least this many before it
 
 ALU = {"movx": 0, "movy": 1, "add": 2, "sub": 3, "and": 4, "or": 5, "xor": 6, "not": 7, "shl": 8,
        "shr": 9, "eq": 10, "ne": 11, "lt": 12, "le": 13, "land": 14, "lor": 15, "lnot": 16,

@@ -316,14 +316,12 @@ def alu_mix() -> dict:
             assign(f("h", "c"), expr("&", expr("^", f("h", "c"), const(0x5a, 8)), expr("|", f("h", "d"), param(0)))),
             assign(f("h", "e"), expr(">>", f("h", "a"), const(20, 8)))], [("p1", 4)]),
         action(3, "compare", [
-            assign(f("meta", "flag"), expr("d2b", None, expr("<", f("h", "b"), param(0)))),
-            assign(f("h", "c"), expr("?", param(1), f("h", "c"), expr(">=", f("h", "a"), f("meta", "m0"))))],
-               [("p0", 16), ("p1", 8)]),
+            assign(f("meta", "flag"), expr("d2b", None, expr("<", f("h", "b"), param(0))))], [("p0", 16)]),
         action(4, "select", [
             assign(f("meta", "m1"), expr("?", f("h", "e"), const(5, 7), expr("==", f("h", "d"), const(3, 4))))]),
         action(5, "boolean", [
             assign(f("h", "d"), expr("b2d", None, expr("and", expr("!=", f("h", "c"), const(0, 8)),
-                                                           expr("not", None, expr(">", f("h", "b"), const(9, 16))))))]),
+                                                           expr(">", f("h", "b"), const(9, 16)))))]),
         action(6, "wide", [
             assign(f("h", "w"), param(0)),
             prim("assign_header", _hdr("k2"), _hdr("k")),
@@ -342,6 +340,11 @@ def alu_mix() -> dict:
             assign(f("ethernet", "dstAddr"), param(0)), assign(f("ethernet", "srcAddr"), param(1)),
             assign(f("h", "c"), const(7, 8)), assign(f("h", "d"), const(1, 4)), assign(f("h", "e"), const(0x123, 12)),
             prim("add_header", _hdr("k2")), set_egress(9)], [("dst", 48), ("src", 48)]),
+        action(9, "compare_mux", [
+            assign(f("h", "c"), expr("?", param(0), f("h", "c"), expr(">=", f("h", "a"), f("meta", "m0"))))],
+               [("p1", 8)]),
+        action(10, "negate", [
+            assign(f("meta", "flag"), expr("d2b", None, expr("not", None, expr(">", f("h", "b"), const(9, 16)))))]),
     ]
     _send_table(p, [(i + 1, a["name"]) for i, a in enumerate(p["actions"][1:])])
     return p

@@ -26,14 +26,15 @@
 //   - in the same slot, one validity op: set a range of validity bits to 0 or 1, shift a range
 //     by -VALID_BITS+1 .. VALID_BITS-1 (a header stack push or pop; bits shifted in are 0), or
 //     copy one validity bit to another.
-// Within a slot: R (stage k) reads the A window (a byte shift of the PHV) and the B field and
-// runs the validity op; X (k+1) aligns and masks the operands and reads the temporaries; E (k+2)
-// the ALU and the temporary write; W (k+3) aligns the result to its bit and the low bits of its
-// byte offset; M (k+4) shifts it the rest of the way and merges it into the PHV. A final stage
-// reads the egress field's byte window; the output buffer's input aligns it and compares. So a slot sees the PHV writes of slots at
-// least 5 before it, the temporary writes of slots at least 2 before it and the validity ops of
-// every earlier slot; the loader schedules the ops (inserting empty slots where an op needs an
-// earlier result) and refuses programs that do not fit.
+// Within a slot: R (stage k) reads the A window (a byte shift of the PHV) and the B field,
+// decodes the masks and runs the validity op; X (k+1) aligns and masks the operands, reads the
+// temporaries and decodes the ALU's group; E (k+2) is the ALU; W (k+3) writes a temporary from
+// the result register, or aligns the result to its bit and the low bits of its byte offset;
+// M (k+4) shifts it the rest of the way and merges it into the PHV. A final stage reads the
+// egress field's byte window; the output buffer's input aligns it and compares. So a slot sees
+// the PHV writes of slots at least 5 before it, the temporary writes of slots at least 3 before
+// it and the validity ops of every earlier slot; the loader schedules the ops (leaving empty
+// slots where an op waits for an earlier result) and refuses programs that do not fit.
 //
 // Latency:    OPS + 7 cycles from the cycle with in_valid && in_ready to the first with out_valid
 //             (fixed; the house convention of fastpath.sim.tb; OPS 8: 15 cycles).
@@ -159,12 +160,14 @@ module fp_p4_action #(
     localparam O_EXIT = O_VARG + VIW + 1;  // 1: the action exits the control (slot 0 only)
     localparam O_DIG  = O_EXIT + 1;        // 1: the action generates a digest (slot 0 only)
 
-    // ALU operations
+    // ALU operations (the whole encoding; some are decoded by ranges, not by name)
+    /* verilator lint_off UNUSEDPARAM */
     localparam [4:0] ALU_MOVX = 5'd0, ALU_MOVY = 5'd1, ALU_ADD = 5'd2, ALU_SUB = 5'd3,
                      ALU_AND = 5'd4, ALU_OR = 5'd5, ALU_XOR = 5'd6, ALU_NOT = 5'd7,
                      ALU_SHL = 5'd8, ALU_SHR = 5'd9, ALU_EQ = 5'd10, ALU_NE = 5'd11,
                      ALU_LT = 5'd12, ALU_LE = 5'd13, ALU_LAND = 5'd14, ALU_LOR = 5'd15,
                      ALU_LNOT = 5'd16, ALU_BOOL = 5'd17, ALU_MUX = 5'd18;
+    /* verilator lint_on UNUSEDPARAM */
 
     localparam LAST = OPS + 4;             // last pipeline stage: the last slot's PHV write lands here
     localparam BSW  = SHW - 3;             // bits of a byte offset in the PHV
@@ -217,9 +220,12 @@ module fp_p4_action #(
         end
     endfunction
 
-    function [63:0] f_mask(input [6:0] w);   // w ones (w = 1..64)
+    function [63:0] f_mask(input [6:0] w);   // w ones (w = 1..64): bit i = i < w, no carry chain
+        integer k;
         begin
-            f_mask = (w >= 7'd64) ? {64{1'b1}} : ((64'd1 << w) - 64'd1);
+            for (k = 0; k < 64; k = k + 1) begin
+                f_mask[k] = k < w;
+            end
         end
     endfunction
 
@@ -265,7 +271,7 @@ module fp_p4_action #(
     // slot outputs feeding later stages
     wire [OPS*VALID_BITS-1:0]      vop_out;   // slot k: validity after its op (into stage k+1)
     wire [OPS*PHV_BITS-1:0]        wr_out;    // slot k: PHV after its write (into stage k+5)
-    wire [OPS-1:0]                 te_en;     // slot k: temporary write (into stage k+3)
+    wire [OPS-1:0]                 te_en;     // slot k: temporary write (into stage k+4)
     wire [OPS*TIW-1:0]             te_idx;
     wire [OPS*64-1:0]              te_val;
     /* verilator lint_on UNUSEDSIGNAL */
@@ -340,14 +346,14 @@ module fp_p4_action #(
                 assign d_all[gt*DATA_BITS +: DATA_BITS] = d_q;
             end
 
-            // temporaries: read by the X stages (stages 1 .. OPS); slot k's write lands in stage k+3
+            // temporaries: read by the X stages (stages 1 .. OPS); slot k's write lands in stage k+4
             if (gt == 0) begin : g_t0
                 assign t_all[64*TEMPS-1:0] = {64*TEMPS{1'b0}};
             end else if (gt <= OPS) begin : g_temps
                 reg  [64*TEMPS-1:0] t_q;
                 wire [64*TEMPS-1:0] t_prev = t_all[(gt-1)*64*TEMPS +: 64*TEMPS];
-                if (gt >= 3) begin : g_write
-                    localparam K = gt - 3;     // the slot whose E stage is stage gt-1
+                if (gt >= 4) begin : g_write
+                    localparam K = gt - 4;     // the slot whose W stage is stage gt-1
                     for (gi = 0; gi < TEMPS; gi = gi + 1) begin : g_t
                         localparam [31:0] I32 = gi;
                         always @(posedge clk) begin
@@ -439,9 +445,8 @@ module fp_p4_action #(
             reg        r_swap;
             reg [1:0]  r_ak, r_bk, r_dk;
             reg [2:0]  r_abit;
-            reg [6:0]  r_aw, r_bw, r_dw;
             reg [TIW-1:0] r_aidx, r_bidx, r_cidx;
-            reg [63:0] r_imm, r_braw;
+            reg [63:0] r_imm, r_braw, r_amask, r_bmask, r_dmask;
             reg [71:0] r_awin;
             reg        r_avb;
             reg [SHW-1:0] r_dsh;
@@ -451,16 +456,16 @@ module fp_p4_action #(
                     r_swap <= w[O_SWAP];
                     r_ak   <= w[O_AK +: 2];
                     r_abit <= a_sh[2:0];
-                    r_aw   <= w[O_AW +: 7];
                     r_aidx <= a_sh[TIW-1:0];
                     r_bk   <= w[O_BK +: 2];
-                    r_bw   <= w[O_BW +: 7];
                     r_bidx <= b_sh[TIW-1:0];
                     r_imm  <= w[O_IMM +: 64];
                     r_cidx <= w[O_C +: TIW];
                     r_dk   <= w[O_DK +: 2];
                     r_dsh  <= w[O_DSH +: SHW];
-                    r_dw   <= w[O_DW +: 7];
+                    r_amask <= f_mask(w[O_AW +: 7]);
+                    r_bmask <= f_mask(w[O_BW +: 7]);
+                    r_dmask <= f_mask(w[O_DW +: 7]);
                     r_awin <= a_win;
                     r_braw <= b_fld;
                     r_avb  <= a_vsh[0];
@@ -475,98 +480,116 @@ module fp_p4_action #(
             reg  [63:0]         op_a, op_b;
             always @(*) begin
                 case (r_ak)
-                    2'd0:    op_a = a_al[63:0] & f_mask(r_aw);
+                    2'd0:    op_a = a_al[63:0] & r_amask;
                     2'd1:    op_a = t_x[r_aidx*64 +: 64];
                     2'd2:    op_a = {63'd0, r_avb};
                     default: op_a = 64'd0;
                 endcase
                 case (r_bk)
                     2'd0:    op_b = r_imm;
-                    2'd1:    op_b = (r_braw & f_mask(r_bw)) | r_imm;
+                    2'd1:    op_b = (r_braw & r_bmask) | r_imm;
                     2'd2:    op_b = t_x[r_bidx*64 +: 64];
                     default: op_b = 64'd0;
                 endcase
             end
 
-            reg [4:0]     x_alu;
+            // the ALU's groups, decoded here: move, adder, logic, shifter, compare/boolean, mux
+            wire [63:0]   opx = r_swap ? op_b : op_a;
+            wire [63:0]   opy = r_swap ? op_a : op_b;
+            reg  [63:0]   opx_rev;
+            integer       q;
+            always @(*) begin
+                for (q = 0; q < 64; q = q + 1) begin
+                    opx_rev[q] = opx[63 - q];
+                end
+            end
             reg           x_sub;     // the adder subtracts (sub, lt, le)
+            reg [5:0]     x_grp;     // one-hot: move, sum, logic, shift, 1-bit, mux
+            reg           x_movy;    // move: Y (else X)
+            reg [1:0]     x_lop;     // logic: and, or, xor, not
+            reg           x_shr;     // shift right (the shifter works on reversed bits)
+            reg [2:0]     x_bop;     // 1-bit: eq, ne, lt, le, land, lor, lnot, bool
             reg [1:0]     x_dk;
             reg [SHW-1:0] x_dsh;
-            reg [6:0]     x_dw;
-            reg [63:0]    x_x, x_y;
+            reg [63:0]    x_dmask;
+            reg [63:0]    x_x, x_y, x_sh;
             reg           x_c;
             always @(posedge clk) begin
                 if (en) begin
-                    x_alu <= r_alu;
-                    x_sub <= r_alu == ALU_SUB || r_alu == ALU_LT || r_alu == ALU_LE;
-                    x_dk  <= r_dk;
-                    x_dsh <= r_dsh;
-                    x_dw  <= r_dw;
-                    x_x   <= r_swap ? op_b : op_a;
-                    x_y   <= r_swap ? op_a : op_b;
-                    x_c   <= |t_x[r_cidx*64 +: 64];
+                    x_sub   <= r_alu == ALU_SUB || r_alu == ALU_LT || r_alu == ALU_LE;
+                    x_grp   <= {r_alu == ALU_MUX,
+                                r_alu >= ALU_EQ && r_alu <= ALU_BOOL,
+                                r_alu == ALU_SHL || r_alu == ALU_SHR,
+                                r_alu >= ALU_AND && r_alu <= ALU_NOT,
+                                r_alu == ALU_ADD || r_alu == ALU_SUB,
+                                r_alu == ALU_MOVX || r_alu == ALU_MOVY};
+                    x_movy  <= r_alu == ALU_MOVY;
+                    x_lop   <= r_alu[1:0];                  // AND 4, OR 5, XOR 6, NOT 7
+                    x_shr   <= r_alu == ALU_SHR;
+                    x_bop   <= r_alu[2:0] - 3'd2;           // EQ 10 .. BOOL 17 -> 0 .. 7
+                    x_dk    <= r_dk;
+                    x_dsh   <= r_dsh;
+                    x_dmask <= r_dmask;
+                    x_x     <= opx;
+                    x_y     <= opy;
+                    x_sh    <= (r_alu == ALU_SHR) ? opx_rev : opx;
+                    x_c     <= |t_x[r_cidx*64 +: 64];
                 end
             end
 
-            // -- E (stage k+2): the ALU, grouped --
+            // -- E (stage k+2): the ALU, grouped; one level of AND-OR picks the group --
             wire [64:0] sum    = {1'b0, x_x} + {1'b0, x_sub ? ~x_y : x_y} + {64'd0, x_sub};
             wire        eq     = x_x == x_y;
             wire        lt     = !sum[64];
             wire        big    = |x_y[63:6];
-            // one left shifter for shl and shr: shr reverses its input and its output
-            reg  [63:0] sh_in, sh_out, shr_out;
-            integer     q;
+            wire [63:0] sh_out = big ? 64'd0 : x_sh << x_y[5:0];
+            reg  [63:0] sh_res, lg_res;
+            reg         b_res;
             always @(*) begin
                 for (q = 0; q < 64; q = q + 1) begin
-                    sh_in[q] = (x_alu == ALU_SHR) ? x_x[63 - q] : x_x[q];
+                    sh_res[q] = x_shr ? sh_out[63 - q] : sh_out[q];
                 end
-                sh_out = big ? 64'd0 : sh_in << x_y[5:0];
-                for (q = 0; q < 64; q = q + 1) begin
-                    shr_out[q] = sh_out[63 - q];
-                end
-            end
-            wire        nx     = |x_x;
-            wire        ny     = |x_y;
-            reg  [63:0] res;
-            always @(*) begin
-                case (x_alu)
-                    ALU_MOVX: res = x_x;
-                    ALU_MOVY: res = x_y;
-                    ALU_ADD,
-                    ALU_SUB:  res = sum[63:0];
-                    ALU_AND:  res = x_x & x_y;
-                    ALU_OR:   res = x_x | x_y;
-                    ALU_XOR:  res = x_x ^ x_y;
-                    ALU_NOT:  res = ~x_x;
-                    ALU_SHL:  res = sh_out;
-                    ALU_SHR:  res = shr_out;
-                    ALU_EQ:   res = {63'd0, eq};
-                    ALU_NE:   res = {63'd0, !eq};
-                    ALU_LT:   res = {63'd0, lt};
-                    ALU_LE:   res = {63'd0, lt || eq};
-                    ALU_LAND: res = {63'd0, nx && ny};
-                    ALU_LOR:  res = {63'd0, nx || ny};
-                    ALU_LNOT: res = {63'd0, !nx};
-                    ALU_BOOL: res = {63'd0, nx};
-                    ALU_MUX:  res = x_c ? x_x : x_y;
-                    default:  res = 64'd0;
+                case (x_lop)
+                    2'd0:    lg_res = x_x & x_y;
+                    2'd1:    lg_res = x_x | x_y;
+                    2'd2:    lg_res = x_x ^ x_y;
+                    default: lg_res = ~x_x;
+                endcase
+                case (x_bop)
+                    3'd0:    b_res = eq;
+                    3'd1:    b_res = !eq;
+                    3'd2:    b_res = lt;
+                    3'd3:    b_res = lt || eq;
+                    3'd4:    b_res = |x_x && |x_y;
+                    3'd5:    b_res = |x_x || |x_y;
+                    3'd6:    b_res = !(|x_x);
+                    default: b_res = |x_x;
                 endcase
             end
-            assign te_en[gk]                = x_dk == 2'd2;
-            assign te_idx[gk*TIW +: TIW]    = x_dsh[TIW-1:0];
-            assign te_val[gk*64 +: 64]      = res;
+            wire [63:0] res = ({64{x_grp[0]}} & (x_movy ? x_y : x_x))
+                            | ({64{x_grp[1]}} & sum[63:0])
+                            | ({64{x_grp[2]}} & lg_res)
+                            | ({64{x_grp[3]}} & sh_res)
+                            | ({64{x_grp[4]}} & {63'd0, b_res})
+                            | ({64{x_grp[5]}} & (x_c ? x_x : x_y));
 
-            reg           e_wr;
+            reg           e_wr, e_tw;
             reg [SHW-1:0] e_dsh;
             reg [63:0]    e_res, e_mask;
             always @(posedge clk) begin
                 if (en) begin
                     e_wr   <= x_dk == 2'd1;
+                    e_tw   <= x_dk == 2'd2;
                     e_dsh  <= x_dsh;
-                    e_mask <= f_mask(x_dw);
+                    e_mask <= x_dmask;
                     e_res  <= res;
                 end
             end
+
+            // the temporary write, from the result register (it lands in stage k+4)
+            assign te_en[gk]             = e_tw;
+            assign te_idx[gk*TIW +: TIW] = e_dsh[TIW-1:0];
+            assign te_val[gk*64 +: 64]   = e_res;
 
             // -- W (stage k+3): the result in a window, shifted by its bit and the low bits of its
             //    byte offset (0..2^LOB - 1 bytes) --

@@ -19,26 +19,30 @@
 //
 // Structure: the descriptor goes through a pipeline of PREP stages (the checksum adder trees,
 // radix 4, and the header runs: consecutive valid slots that continue each other in the PHV are
-// one run, found by pointer doubling) into a 2-entry context buffer. A control FSM walks each
-// packet: header runs in chunks of up to DATA_WIDTH/8 bytes (one per cycle), while the input
-// beats before the payload are dropped; then the payload beats, each rotated to the output's
-// fill level; then a tail beat if the last one overflows. Its commands go through a 3-stage data
+// one run; run ends and each slot's next run are found by pointer doubling) and a context stage
+// into a 2-entry context buffer. A control FSM walks each packet: the header runs in chunks of up
+// to DATA_WIDTH/8 bytes (one per cycle) while the input beats before the payload are dropped;
+// then the payload beats, each rotated to the output's fill level; then a tail step that sends
+// the last beat with tlast. The FSM's registers take the next context while it is idle or at a
+// tail, so nothing but registers feeds its arithmetic. Its commands go through a 3-stage data
 // path (PHV block select / input beat, the byte rotation, the merge into the output beat) into a
 // 2-entry output buffer. Header insertion and removal change the length: the rotation handles
-// every shift amount.
+// every shift amount. The input is a 4-beat FIFO.
 //
-// Latency:    5 + c cycles from the first beat accepted on s_axis to the first beat offered on
-//             m_axis, with the descriptor accepted at least PREP + 1 cycles earlier and the
-//             deparser idle: c is the number of FSM steps before the first output beat is
-//             complete (0 when the first valid header run fills a beat, e.g. Ethernet at 64
-//             bits; at 512 bits headers shorter than a beat wait for the payload's first beat).
+// Latency:    5 + c cycles from the cycle of the first beat's handshake on s_axis to the first
+//             beat offered on m_axis (the house convention), with the descriptor's handshake at
+//             least PREP + 2 cycles earlier and the deparser idle: c is the number of FSM steps
+//             before the first output beat is complete (0 when the first valid header run fills
+//             a beat, e.g. Ethernet at 64 bits; at 512 bits headers shorter than a beat wait for
+//             the payload and the tail: Ethernet/IPv4 + 22 bytes, c = 2).
 //             PREP = 3 + max(tree levels, ceil(log2(HDRS)) - 1, 1): 6 for a 448-bit PHV.
 // Throughput: per packet, one cycle per header chunk (a run of R bytes starting at fill f takes
-//             ceil((f + R) / (DATA_WIDTH/8)) steps at most) and one per payload beat, plus one for
-//             a tail beat; input beats before the payload are dropped during the header steps;
-//             packets follow each other without a gap. 64 bits: a 64-byte Ethernet/IPv4 packet in
-//             9 cycles (line rate needs 10.5 at 10G); 512 bits: 2 cycles. phv_ready,
-//             s_axis_tready (behind an input register) and the internal enable are registers.
+//             ceil((f + R) / (DATA_WIDTH/8)) steps at most), one per payload beat and one for the
+//             tail; input beats before the payload are dropped during the header steps; packets
+//             follow each other without a gap. 64 bits: a 64-byte Ethernet/IPv4 packet in 10
+//             cycles (10G line rate at 156.25 MHz allows 10.5), 1518 bytes in 192 (192.25);
+//             512 bits: 3 and 26 cycles. phv_ready, s_axis_tready and the internal enable are
+//             registers.
 // Bad input:  tuser[0] of the input's last beat goes to the output's last beat (tuser is 0 on
 //             other beats; tdata bytes beyond tkeep are 0). A descriptor
 //             with drop, or whose output would be empty (no valid header, no payload), consumes
@@ -131,12 +135,21 @@ module fp_p4_deparser #(
     localparam PW    = (PB + 1) / 2;                  // 16-bit words summed by a checksum unit
     localparam NBLK  = (PB + BW - 1) / BW;            // PHV blocks of a beat
     localparam RS    = (HDRS > 1) ? $clog2(HDRS) : 0; // pointer-doubling steps of the runs
+    localparam HIW   = (HDRS > 1) ? $clog2(HDRS) : 1; // header slot index
     localparam TL    = f_max(f_max(f_levels(PW, 4), RS - 1), 1);   // adder tree register levels
     localparam PREP  = TL + 3;                        // descriptor stages Q0 .. Q(TL+2)
     localparam KW    = 16 - BWL;                      // beat index within a packet
     localparam SUMW  = 28;                            // adder tree width (PW <= 2048 words)
     localparam NCS   = (CSUMS > 0) ? CSUMS : 1;
     localparam MASKW = 32 * ((PB + 31) / 32);
+
+    /* verilator lint_off UNUSEDSIGNAL */
+    function [HIW-1:0] f_idx(input integer v);   // a slot number as a slot index
+        begin
+            f_idx = v[HIW-1:0];
+        end
+    endfunction
+    /* verilator lint_on UNUSEDSIGNAL */
 
     generate
         if (DATA_WIDTH != 64 && DATA_WIDTH != 128 && DATA_WIDTH != 256 && DATA_WIDTH != 512) begin : g_bad_data_width
@@ -263,6 +276,8 @@ module fp_p4_deparser #(
     wire [PREP*HDRS-1:0]  q_start;   // slot starts a run
     wire [PREP*HDRS-1:0]  q_link;    // the run of slot i continues past the doubling window
     wire [PREP*HDRS*12-1:0] q_end;   // end byte of the run from slot i (so far)
+    wire [PREP*HDRS-1:0]  q_nf;      // slot i: a run starts after it (within the doubling window)
+    wire [PREP*HDRS*HIW-1:0] q_nx;   // ... at this slot
     wire [PREP*HDRS-1:0]  q_oh0;     // the first run's start slot (one-hot; from stage 2 on)
     wire [PREP*HDRS-1:0]  q_oh1;     // the second run's
     /* verilator lint_on UNUSEDSIGNAL */
@@ -296,6 +311,8 @@ module fp_p4_deparser #(
                 assign q_link[0 +: HDRS]     = {HDRS{1'b0}};
                 assign q_end[0 +: HDRS*12]   = {HDRS*12{1'b0}};
                 assign q_oh0[0 +: HDRS]      = {HDRS{1'b0}};
+                assign q_nf[0 +: HDRS]       = {HDRS{1'b0}};
+                assign q_nx[0 +: HDRS*HIW]   = {HDRS*HIW{1'b0}};
                 assign q_oh1[0 +: HDRS]      = {HDRS{1'b0}};
             end else if (gl == 1) begin : g_first
                 // validity -> slot on / run start / link, and the first doubling step
@@ -305,6 +322,8 @@ module fp_p4_deparser #(
                 reg [HDRS-1:0]    on, st, lk, lk1;
                 reg [HDRS*12-1:0] e1;
                 reg [NCS-1:0]     ap;
+                reg [HDRS-1:0]    nf1, nf_q;
+                reg [HDRS*HIW-1:0] nx1, nx_q;
                 integer h, u;
                 always @(*) begin
                     for (h = 0; h < HDRS; h = h + 1) begin
@@ -327,6 +346,19 @@ module fp_p4_deparser #(
                         ap[u] = (u < CSUMS) && c_en[u] && hv64[c_tvbit[u*6 +: 6]]
                                 && (!c_cond[u] || hv64[c_cvbit[u*6 +: 6]]);
                     end
+                    // the next run start after slot h, among the next two slots
+                    for (h = 0; h < HDRS; h = h + 1) begin
+                        nf1[h] = 1'b0;
+                        nx1[h*HIW +: HIW] = {HIW{1'b0}};
+                        if (h + 2 < HDRS && st[(h + 2 < HDRS) ? h + 2 : h]) begin
+                            nf1[h] = 1'b1;
+                            nx1[h*HIW +: HIW] = f_idx(h + 2);
+                        end
+                        if (h + 1 < HDRS && st[(h + 1 < HDRS) ? h + 1 : h]) begin
+                            nf1[h] = 1'b1;
+                            nx1[h*HIW +: HIW] = f_idx(h + 1);
+                        end
+                    end
                 end
                 always @(posedge clk) begin
                     if (pen) begin
@@ -337,8 +369,12 @@ module fp_p4_deparser #(
                         start_q <= st;
                         link_q  <= lk1;
                         end_q   <= e1;
+                        nf_q    <= nf1;
+                        nx_q    <= nx1;
                     end
                 end
+                assign q_nf[gl*HDRS +: HDRS]        = nf_q;
+                assign q_nx[gl*HDRS*HIW +: HDRS*HIW] = nx_q;
                 assign q_apply[gl*NCS +: NCS]       = apply_q;
                 assign q_start[gl*HDRS +: HDRS]     = start_q;
                 assign q_link[gl*HDRS +: HDRS]      = link_q;
@@ -355,8 +391,22 @@ module fp_p4_deparser #(
                 reg [HDRS*12-1:0] e;
                 wire [HDRS-1:0]    lk_p = q_link[(gl-1)*HDRS +: HDRS];
                 wire [HDRS*12-1:0] e_p  = q_end[(gl-1)*HDRS*12 +: HDRS*12];
+                wire [HDRS-1:0]    nf_p = q_nf[(gl-1)*HDRS +: HDRS];
+                wire [HDRS*HIW-1:0] nx_p = q_nx[(gl-1)*HDRS*HIW +: HDRS*HIW];
+                reg  [HDRS-1:0]    nf, nf_q;
+                reg  [HDRS*HIW-1:0] nx, nx_q;
                 integer h;
                 always @(*) begin
+                    // the next run start: the window doubles (2^gl slots after this stage)
+                    for (h = 0; h < HDRS; h = h + 1) begin
+                        if (J > 0 && !nf_p[h] && h + J < HDRS) begin
+                            nf[h] = nf_p[(h + J < HDRS) ? h + J : h];
+                            nx[h*HIW +: HIW] = nx_p[((h + J < HDRS) ? h + J : h)*HIW +: HIW];
+                        end else begin
+                            nf[h] = nf_p[h];
+                            nx[h*HIW +: HIW] = nx_p[h*HIW +: HIW];
+                        end
+                    end
                     for (h = 0; h < HDRS; h = h + 1) begin
                         if (J > 0 && lk_p[h] && h + J < HDRS) begin
                             e[h*12 +: 12] = e_p[((h + J < HDRS) ? h + J : h)*12 +: 12];
@@ -384,8 +434,12 @@ module fp_p4_deparser #(
                         end_q   <= e;
                         oh0_q   <= (gl == 2) ? o0 : q_oh0[(gl-1)*HDRS +: HDRS];
                         oh1_q   <= (gl == 2) ? o1 : q_oh1[(gl-1)*HDRS +: HDRS];
+                        nf_q    <= nf;
+                        nx_q    <= nx;
                     end
                 end
+                assign q_nf[gl*HDRS +: HDRS]        = nf_q;
+                assign q_nx[gl*HDRS*HIW +: HDRS*HIW] = nx_q;
                 assign q_oh0[gl*HDRS +: HDRS] = oh0_q;
                 assign q_oh1[gl*HDRS +: HDRS] = oh1_q;
                 assign q_apply[gl*NCS +: NCS]       = apply_q;
@@ -505,15 +559,24 @@ module fp_p4_deparser #(
     end
 
     reg  [PB*8-1:0]    x_phv;
-    reg  [HDRS-1:0]    x_rem;
     reg  [HDRS*12-1:0] x_len;            // every slot's run length
+    reg  [HDRS-1:0]    x_nf;             // after slot i a run starts ...
+    reg  [HDRS*HIW-1:0] x_nx;            // ... at this slot
+    reg  [HIW-1:0]     x_idx1;           // the second run's slot
     reg                x_any, x_two, x_drop;
     reg  [11:0]        x_s0, x_e0, x_s1, x_e1;
     reg  [15:0]        x_off;
     always @(posedge clk) begin
         if (pen) begin
             x_phv  <= cx_phv;
-            x_rem  <= l_start & ~oh0 & ~oh1;
+            x_nf   <= q_nf[L*HDRS +: HDRS];
+            x_nx   <= q_nx[L*HDRS*HIW +: HDRS*HIW];
+            x_idx1 <= {HIW{1'b0}};
+            for (ch = 0; ch < HDRS; ch = ch + 1) begin
+                if (oh1[ch]) begin
+                    x_idx1 <= ch[HIW-1:0];
+                end
+            end
             for (ch = 0; ch < HDRS; ch = ch + 1) begin
                 x_len[ch*12 +: 12] <= l_end[ch*12 +: 12] - h_start[ch*12 +: 12];
             end
@@ -533,10 +596,19 @@ module fp_p4_deparser #(
         end
     end
 
+    // per slot, the run after it: found, slot, first byte, length
+    reg  [HDRS*12-1:0] a_ns, a_nl;
+    always @(*) begin
+        for (ch = 0; ch < HDRS; ch = ch + 1) begin
+            a_ns[ch*12 +: 12] = h_start[x_nx[ch*HIW +: HIW]*12 +: 12];
+            a_nl[ch*12 +: 12] = x_len[x_nx[ch*HIW +: HIW]*12 +: 12];
+        end
+    end
+
     // context buffer (2 entries, head = c0)
-    localparam CXW = PB*8 + HDRS + HDRS*12 + 2 + 48 + 16 + 1;
-    wire [CXW-1:0] cx_in = {x_phv, x_rem, x_len, x_any, x_two, x_s0, x_e0 - x_s0, x_s1, x_e1 - x_s1,
-                            x_off, x_drop};
+    localparam CXW = PB*8 + HDRS*(1 + HIW + 24) + HIW + 2 + 48 + 16 + 1;
+    wire [CXW-1:0] cx_in = {x_phv, x_nf, x_nx, a_ns, a_nl, x_idx1, x_any, x_two, x_s0, x_e0 - x_s0, x_s1,
+                            x_e1 - x_s1, x_off, x_drop};
     reg  [CXW-1:0] c0, c1;
     always @(posedge clk) begin
         if (cb_push && (cb_count == 2'd0 || (cb_count == 2'd1 && cb_pop))) begin
@@ -549,12 +621,15 @@ module fp_p4_deparser #(
         end
     end
     wire [PB*8-1:0]    c0_phv;
-    wire [HDRS-1:0]    c0_rem;
-    wire [HDRS*12-1:0] c0_len;
+    wire [HDRS-1:0]    c0_nf;
+    wire [HDRS*HIW-1:0] c0_nx;
+    wire [HDRS*12-1:0] c0_ns, c0_nl;
+    wire [HIW-1:0]     c0_idx1;
     wire               c0_any, c0_two, c0_drop;
     wire [11:0]        c0_s0, c0_l0, c0_s1, c0_l1;
     wire [15:0]        c0_off;
-    assign {c0_phv, c0_rem, c0_len, c0_any, c0_two, c0_s0, c0_l0, c0_s1, c0_l1, c0_off, c0_drop} = c0;
+    assign {c0_phv, c0_nf, c0_nx, c0_ns, c0_nl, c0_idx1, c0_any, c0_two, c0_s0, c0_l0, c0_s1, c0_l1, c0_off,
+            c0_drop} = c0;
 
     // ---- input FIFO: 4 beats, each with its byte count ---------------------------------------
     // The FSM pops by moving a read pointer (a few flip-flops), and reads the head through a
@@ -622,8 +697,10 @@ module fp_p4_deparser #(
     reg  [11:0]        rs, rl;       // current run: next PHV byte, bytes left
     reg                nv;           // a next run exists
     reg  [11:0]        ns, nl;       // next run: first byte, length
-    reg  [HDRS-1:0]    rem;          // run starts after the next run
-    reg  [HDRS*12-1:0] rlen;         // every slot's run length, this packet
+    reg  [HIW-1:0]     nidx;         // ... its first slot
+    reg  [HDRS-1:0]    a_nf_q;       // this packet, per slot: a run follows it,
+    reg  [HDRS*HIW-1:0] a_nx_q;      // ... at this slot,
+    reg  [HDRS*12-1:0] a_ns_q, a_nl_q;   // ... with this first byte and length
     reg  [KW:0]        kd;           // beats before the one holding the payload offset
     reg                at_p, after_p;   // the beat at the input is that beat / after it
     reg  [BWL-1:0]     pmod;         // the payload offset within that beat
@@ -640,18 +717,11 @@ module fp_p4_deparser #(
     wire               load   = busy ? ph == PH_TAIL : !loaded;
     assign cb_pop = en && load && cb_count != 2'd0;
 
-    // the run after the next one: the lowest run start left (one-hot), its start and length
-    wire [HDRS-1:0]    lk_oh = rem & (~rem + 1'b1);
-    wire               lk_v  = |rem;
-    reg  [11:0]        lk_s, lk_l;
-    always @(*) begin
-        lk_s = 12'd0;
-        lk_l = 12'd0;
-        for (i = 0; i < HDRS; i = i + 1) begin
-            lk_s = lk_s | (lk_oh[i] ? h_start[i*12 +: 12] : 12'd0);
-            lk_l = lk_l | (lk_oh[i] ? rlen[i*12 +: 12] : 12'd0);
-        end
-    end
+    // the run after the next one: a multiplexer by the next run's slot (a register)
+    wire               lk_v   = a_nf_q[nidx];
+    wire [HIW-1:0]     lk_idx = a_nx_q[nidx*HIW +: HIW];
+    wire [11:0]        lk_s   = a_ns_q[nidx*12 +: 12];
+    wire [11:0]        lk_l   = a_nl_q[nidx*12 +: 12];
 
     // header step: t = f + rl, the bytes in the beat if the rest of the run went in; the
     // decisions come from a BWL-bit sum (rl's low bits + f) and zero tests, not from t
@@ -807,8 +877,11 @@ module fp_p4_deparser #(
             nv      <= c0_two;
             ns      <= c0_s1;
             nl      <= c0_l1;
-            rem     <= c0_rem;
-            rlen    <= c0_len;
+            nidx    <= c0_idx1;
+            a_nf_q  <= c0_nf;
+            a_nx_q  <= c0_nx;
+            a_ns_q  <= c0_ns;
+            a_nl_q  <= c0_nl;
             kd      <= {1'b0, c0_pbeat};
             at_p    <= c0_pbeat == {KW{1'b0}};
             after_p <= 1'b0;
@@ -829,10 +902,10 @@ module fp_p4_deparser #(
                 after_p <= after_p || at_p;
             end
             if (nrun) begin
-                nv  <= lk_v;
-                ns  <= lk_s;
-                nl  <= lk_l;
-                rem <= rem & ~lk_oh;
+                nv   <= lk_v;
+                ns   <= lk_s;
+                nl   <= lk_l;
+                nidx <= lk_idx;
             end
             if (pop && ib_last) begin
                 luser <= ib_user;

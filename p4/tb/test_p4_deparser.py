@@ -43,7 +43,7 @@ from fastpath.sim.tb import params, rng, sim_name, start
 BMV2 = Path(__file__).resolve().parents[2] / ".." / "shared" / "vectors" / "bmv2"
 SAMPLES = (S.mpls_push, S.vlan_push_pop, S.ipv4_ttl, S.alu_mix)
 PHV_BITS = 680
-BASE = dict(PHV_BITS=PHV_BITS, VALID_BITS=8, HDRS=8, CSUMS=2)
+BASE = dict(PHV_BITS=PHV_BITS, VALID_BITS=12, HDRS=8, CSUMS=2)
 
 
 def programs() -> list[tuple[str, compiler.Config]]:
@@ -322,35 +322,50 @@ async def programs_timing_and_stress(dut):
         await b.run(_cases(b, cfg, it, img, n_stress), timing=False)
 
 
+def _scattered() -> dict:
+    """Eight headers of 1 to 4 bytes deparsed in the reverse of their PHV order: no header
+    continues another, so every valid header is a run of its own and the next run may be up to
+    seven slots on (the run look-up's pointer doubling)."""
+    p = S._byte_aligned(S.minimal())
+    for i in range(7):
+        S.add_header(p, f"x{i}", f"x{i}_t", [("v", 8 * (1 + i % 4))])
+    p["deparsers"][0]["order"] = [f"x{i}" for i in reversed(range(7))] + ["ethernet"]
+    return p
+
+
 @cocotb.test()
 async def header_lengths_every_alignment(dut):
-    """One program (ALU mix: 14-, 33-, 6- and 6-byte headers), every combination of valid
-    headers and payload offsets 0 .. 2 beats: every fill level meets every payload alignment."""
+    """Every combination of valid headers: the ALU mix (14-, 33-, 6- and 6-byte headers, one
+    after the other in the PHV) with payload offsets 0 .. 2 beats, so that every fill level meets
+    every payload alignment, the MPLS program (Ethernet, three 4-byte labels, IPv4) and eight
+    scattered headers (`_scattered`: up to eight runs) with a few offsets."""
     b = Bench(dut)
     await b.init()
-    cfg = compiler.compile_program(S.alu_mix(), name="alu_mix")
-    img = L.load_deparser(cfg, b.hw)
-    await b.configure(img)
-    it = Interpreter(cfg)
-    pkts = []
-    for valid in range(16):
-        for off in range(0, 2 * b.bw + 1, 1 if b.bw <= 16 else 7):
-            p = Packet(b.r, cfg, it, img, b.bw)
-            s = L.state_from_phv(it, p.phv, p.valid, PHV_BITS)
-            for i, h in enumerate(cfg.deparser):
-                s.valid[h] = bool(valid >> i & 1)
-            p.valid = L.phv_from_state(cfg, s, PHV_BITS)[1]
-            p.data = bytes(b.r.getrandbits(8) for _ in range(off + b.r.randrange(1, 2 * b.bw)))
-            p.off, p.drop = off, False
-            s.payload = p.data[off:]
-            out = it.deparse(s)
-            p.want = out or None
-            n = len(p.data)
-            beats = [b.bw] * ((n - 1) // b.bw) + [n - b.bw * ((n - 1) // b.bw)]
-            p.cycles, p.pushes = L.deparser_schedule(b.bw, L.deparser_runs(img, p.valid), off, beats, False)
-            pkts.append(p)
-    b.h.backpressure(b.r)
-    await b.run(pkts, timing=True)
+    for fn, offsets in ((S.alu_mix, range(0, 2 * b.bw + 1, 1 if b.bw <= 16 else 7)), (S.mpls_push, (0, 5, 34)),
+                        (_scattered, (3,))):
+        cfg = compiler.compile_program(fn(), name=fn.__name__)
+        img = L.load_deparser(cfg, b.hw)
+        await b.configure(img)
+        it = Interpreter(cfg)
+        pkts = []
+        for valid in range(1 << len(cfg.deparser)):
+            for off in offsets:
+                p = Packet(b.r, cfg, it, img, b.bw)
+                s = L.state_from_phv(it, p.phv, p.valid, PHV_BITS)
+                for i, h in enumerate(cfg.deparser):
+                    s.valid[h] = bool(valid >> i & 1)
+                p.valid = L.phv_from_state(cfg, s, PHV_BITS)[1]
+                p.data = bytes(b.r.getrandbits(8) for _ in range(off + b.r.randrange(1, 2 * b.bw)))
+                p.off, p.drop = off, False
+                s.payload = p.data[off:]
+                out = it.deparse(s)
+                p.want = out or None
+                n = len(p.data)
+                beats = [b.bw] * ((n - 1) // b.bw) + [n - b.bw * ((n - 1) // b.bw)]
+                p.cycles, p.pushes = L.deparser_schedule(b.bw, L.deparser_runs(img, p.valid), off, beats, False)
+                pkts.append(p)
+        b.h.backpressure(b.r)
+        await b.run(pkts, timing=True)
 
 
 @pytest.mark.parametrize("width", [64, 512])
