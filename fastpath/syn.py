@@ -347,6 +347,21 @@ def _placed(e: Entry, out: Path, common: list[str], t0: float) -> dict:
             "seconds": round(time.monotonic() - t0, 1)}
 
 
+def report_entry(name: str, path: Path | None = None) -> dict:
+    """An entry's figures from the last `fastpath syn` (build/syn/report.json), {} if never run."""
+    try:
+        return json.loads((path or OUT / "report.json").read_text()).get("cores", {}).get(name, {})
+    except (OSError, ValueError):
+        return {}
+
+
+def routed_fmax(name: str, path: Path | None = None) -> dict:
+    """{clock: MHz} an entry reached after place and route (the worst of its seeds); {} when it
+    was not routed (never run, placement only, or failed)."""
+    fmax = report_entry(name, path).get("ecp5", {}).get("fmax", {})
+    return {clk: v["achieved_mhz"] for clk, v in fmax.items()}
+
+
 def run(names: list[str] | None = None, jobs: int = 2, ecp5: bool = True, quiet: bool = False,
         depth: bool = False, placed: bool = False) -> dict:
     all_entries = entries()

@@ -15,11 +15,7 @@ Writes build/bench/gre.json: {"rtl": [...], "rtl_pipelined": [...], "encap": [..
 """
 from __future__ import annotations
 
-import json
-import os
-import tempfile
-
-from fastpath.paths import BUILD
+from fastpath import syn
 from fastpath.sim import runner
 from fastpath.gre import bench_sw as gre_sw
 
@@ -29,16 +25,8 @@ PIPELINED = {"PARSE_STAGES": 3, "OUT_STAGES": 2}
 
 
 def _rtl(top: str, width: int, frames: int, params: dict | None = None, entry: str = "") -> dict:
-    with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as fh:
-        out = fh.name
-    try:
-        runner.run(top, "fastpath.gre.bench_cocotb", {"DATA_WIDTH": width, **(params or {})},
-                   env={"FASTPATH_BENCH": json.dumps({"frames": frames, "size": 92}),
-                        "FASTPATH_BENCH_OUT": out, "COCOTB_LOG_LEVEL": "WARNING"})
-        with open(out) as fh:
-            r = json.load(fh)
-    finally:
-        os.unlink(out)
+    r = runner.run_json(top, "fastpath.gre.bench_cocotb", {"DATA_WIDTH": width, **(params or {})},
+                        {"frames": frames, "size": 92})
     r["params"] = params or {}
     r["fmax_mhz_ecp5"] = _fmax(f"{top}_{width}{entry}")
     return r
@@ -46,11 +34,7 @@ def _rtl(top: str, width: int, frames: int, params: dict | None = None, entry: s
 
 def _fmax(entry: str) -> float | None:
     """The ECP5-6 Fmax of a gre/syn.toml entry from the last `fastpath syn`, if it was run."""
-    try:
-        core = json.loads((BUILD / "syn" / "report.json").read_text())["cores"][entry]
-        return core["ecp5"]["fmax"]["clk"]["achieved_mhz"]
-    except (OSError, KeyError, ValueError):
-        return None
+    return syn.routed_fmax(entry).get("clk")
 
 
 def _row(r: dict) -> dict:

@@ -10,10 +10,6 @@ rate, the minimum over sizes and directions.
 """
 from __future__ import annotations
 
-import json
-import os
-import tempfile
-
 from fastpath import rtl
 from fastpath.sim import runner
 
@@ -21,15 +17,7 @@ SIZES = [64, 128, 256, 512, 1024, 1280, 1518]
 
 
 def _run(top: str, module: str, cfg: dict) -> list[dict]:
-    with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as fh:
-        out = fh.name
-    try:
-        runner.run(top, module, {}, env={"FASTPATH_BENCH": json.dumps(cfg), "FASTPATH_BENCH_OUT": out,
-                                          "COCOTB_LOG_LEVEL": "WARNING"})
-        with open(out) as fh:
-            return json.load(fh)
-    finally:
-        os.unlink(out)
+    return runner.run_json(top, module, {}, cfg)
 
 
 def _span(v) -> tuple[float, float]:

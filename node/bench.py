@@ -39,8 +39,6 @@ from __future__ import annotations
 
 import statistics
 
-import json
-
 from fastpath import regs
 from fastpath.node.model import NodeCfg, NodeModel, Scoreboard
 from fastpath.paths import BUILD, progress
@@ -81,15 +79,10 @@ def routed_clocks(report_path=None) -> dict:
     """What the last routed synthesis of ROUTED_ENTRY allows: {"fmax": {clock: MHz} or None,
     "clock_mhz": the datapath clock to simulate and report ns at, or None, "reason": why not,
     "seed": the worst seed, "part": the ECP5 part}."""
-    path = report_path or BUILD / "syn" / "report.json"
-    try:
-        report = json.loads(path.read_text())
-    except (OSError, ValueError):
-        report = {}
-    core = report.get("cores", {}).get(ROUTED_ENTRY, {})
-    part = report.get("ecp5_target", {})
-    part = f"{part.get('device', 'LFE5U-85F')}-{part.get('speed', 6)}"
-    fmax = {c: v["achieved_mhz"] for c, v in core.get("ecp5", {}).get("fmax", {}).items()}
+    from fastpath import syn
+    core = syn.report_entry(ROUTED_ENTRY, report_path)
+    part = f"{syn.ECP5['device']}-{syn.ECP5['speed']}"
+    fmax = syn.routed_fmax(ROUTED_ENTRY, report_path)
     out = {"entry": ROUTED_ENTRY, "part": part, "fmax": fmax or None, "clock_mhz": None, "reason": None,
            "seed": None}
     if not fmax:

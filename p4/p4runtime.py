@@ -1305,13 +1305,13 @@ class Client:
         self.election_id = election_id
         self.role = role
         self.channel = grpc.insecure_channel(addr, options=GRPC_OPTIONS)
-        self.stub = pb_grpc.P4RuntimeStub(self.channel)
+        self.rpc = pb_grpc.P4RuntimeStub(self.channel)   # the generated client
         self._out: queue.Queue = queue.Queue()
         self.arbitrations: queue.Queue = queue.Queue()
         self.packets: queue.Queue = queue.Queue()
         self.errors: queue.Queue = queue.Queue()
         self.stream_error: grpc.RpcError | None = None
-        self._stream = self.stub.StreamChannel(iter(self._out.get, None))
+        self._stream = self.rpc.StreamChannel(iter(self._out.get, None))
         self._thread = threading.Thread(target=self._recv, daemon=True, name="p4rt-client")
         self._thread.start()
         if arbitrate:
@@ -1364,21 +1364,21 @@ class Client:
             req.config.p4_device_config = device_config or b""
             if cookie is not None:
                 req.config.cookie.cookie = cookie
-        return self.stub.SetForwardingPipelineConfig(req)
+        return self.rpc.SetForwardingPipelineConfig(req)
 
     def get_pipeline(self, response_type: int = 0):
-        return self.stub.GetForwardingPipelineConfig(pb.GetForwardingPipelineConfigRequest(
+        return self.rpc.GetForwardingPipelineConfig(pb.GetForwardingPipelineConfigRequest(
             device_id=self.device_id, response_type=response_type)).config
 
     def write(self, *updates, atomicity: int = 0):
         req = self._ids(pb.WriteRequest(atomicity=atomicity))
         req.updates.extend(updates)
-        return self.stub.Write(req)
+        return self.rpc.Write(req)
 
     def read(self, *entities) -> list:
         req = pb.ReadRequest(device_id=self.device_id, role=self.role)
         req.entities.extend(entities)
-        return [e for r in self.stub.Read(req) for e in r.entities]
+        return [e for r in self.rpc.Read(req) for e in r.entities]
 
     def packet_out(self, payload: bytes, metadata: dict[int, bytes] | None = None):
         msg = pb.StreamMessageRequest()

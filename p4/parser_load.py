@@ -435,13 +435,13 @@ class _Loader:
         order = [nm for nm in self.drafts if nm not in self.alias]
         start = resolve(self.first[self.cfg.parser.init])
         # the init state first, then the others reachable from it, in JSON order
-        reach, todo = set(), [start]
-        while todo:
-            nm = todo.pop()
+        reach, frontier = set(), [start]
+        while frontier:
+            nm = frontier.pop()
             if nm in reach:
                 continue
             reach.add(nm)
-            todo += [resolve(x) for x in self.succ_names(self.drafts[nm])]
+            frontier += [resolve(x) for x in self.succ_names(self.drafts[nm])]
         self.order = [start] + [nm for nm in order if nm in reach and nm != start]
         self.index = {nm: i for i, nm in enumerate(self.order)}
         if len(self.order) > self.g.states:

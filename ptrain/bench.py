@@ -13,11 +13,8 @@ Writes build/bench/ptrain.json: {"owd_error_ns_max": {"1g", "10g"}, "capacity_er
 """
 from __future__ import annotations
 
-import json
-import os
-import tempfile
-
-from fastpath.paths import BUILD, progress
+from fastpath import syn
+from fastpath.paths import progress
 from fastpath.sim import runner
 
 TOPS = {"1g": "fp_ptrain_1g", "10g": "fp_ptrain_10g"}
@@ -26,33 +23,18 @@ PAPER = {"owd_resolution_ns": 8, "note": "seeds/003: 8 ns timestamps on a 125 MH
 
 
 def _rtl(speed: str, quick: bool) -> dict:
-    with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as fh:
-        out = fh.name
-    try:
-        progress(f"{speed} tester in simulation ({'quick' if quick else 'full'})")
-        runner.run(TOPS[speed], "fastpath.ptrain.bench_cocotb", {"PPS_INTERVAL_NS": 100000},
-                   env={"FASTPATH_BENCH": json.dumps({"speed": speed, "quick": quick}), "PYTHONWARNINGS": "ignore",
-                        "FASTPATH_BENCH_OUT": out, "COCOTB_LOG_LEVEL": "WARNING"})
-        with open(out) as fh:
-            text = fh.read()
-        if not text:
-            raise RuntimeError(f"the {speed} tester's bench simulation failed (its log is above)")
-        return json.loads(text)
-    finally:
-        os.unlink(out)
+    progress(f"{speed} tester in simulation ({'quick' if quick else 'full'})")
+    return runner.run_json(TOPS[speed], "fastpath.ptrain.bench_cocotb", {"PPS_INTERVAL_NS": 100000},
+                           {"speed": speed, "quick": quick})
 
 
 def _syn() -> dict:
-    try:
-        cores = json.loads((BUILD / "syn" / "report.json").read_text())["cores"]
-    except (OSError, ValueError, KeyError):
-        return {}
     out = {}
     for name in SYN:
-        c = cores.get(name)
+        c = syn.report_entry(name)
         if c:
-            out[name] = {"fmax_mhz": {k: v["achieved_mhz"] for k, v in c.get("ecp5", {}).get("fmax", {}).items()},
-                         "lut": c["xilinx"]["lut"], "ff": c["xilinx"]["ff"], "bram36": c["xilinx"]["bram36"]}
+            out[name] = {"fmax_mhz": syn.routed_fmax(name), "lut": c["xilinx"]["lut"], "ff": c["xilinx"]["ff"],
+                         "bram36": c["xilinx"]["bram36"]}
     return out
 
 

@@ -102,9 +102,6 @@ def _frames(args) -> int:
 
 
 def _gen(args) -> int:
-    import json
-    import os
-    import tempfile
     from pathlib import Path
 
     from fastpath.ptrain import frame as fr
@@ -127,19 +124,11 @@ def _gen(args) -> int:
     cfg = {"size": args.size, "count": args.count, "train_len": args.train_length or args.count,
            "period": period, "ipv6": args.ipv6, "vlan": args.vlan, "stream": args.stream,
            "pcap": str(Path(args.pcap).resolve()), "speed": "10g" if args.ten_g else "1g"}
-    with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as fh:
-        out = fh.name
     try:
-        runner.run("fp_ptrain_10g" if args.ten_g else "fp_ptrain_1g", "fastpath.ptrain.gen_cocotb",
-                   {"PPS_INTERVAL_NS": 100000},
-                   env={"FASTPATH_GEN": json.dumps(cfg), "FASTPATH_GEN_OUT": out, "COCOTB_LOG_LEVEL": "WARNING",
-                        "PYTHONWARNINGS": "ignore"})
-        text = Path(out).read_text()
-    finally:
-        os.unlink(out)
-    if not text:
-        raise UsageError("the generator's simulation failed (its log is above)")
-    r = json.loads(text)
+        r = runner.run_json("fp_ptrain_10g" if args.ten_g else "fp_ptrain_1g", "fastpath.ptrain.gen_cocotb",
+                            {"PPS_INTERVAL_NS": 100000}, cfg)
+    except runner.SimulationFailed as e:
+        raise UsageError(str(e)) from None
     if r["bad"]:
         raise UsageError(f"{r['bad']} of {r['sent']} frames off the TX pins had a bad FCS or did not parse")
     print(f"wrote {args.pcap}: {r['written']} frames from the RTL generator and "

@@ -3,8 +3,8 @@ fp_ptrain_10g) send one run; every frame is taken off the TX pins (fastpath.ptra
 checked, and written with the time of its SFD as the tester's own clock counted it (the stamp the
 MAC wrote into the frame), to a nanosecond pcap or pcapng.
 
-Config in $FASTPATH_GEN (JSON: size, count, train_len, period, ipv6, vlan, stream, pcap, speed);
-a summary to $FASTPATH_GEN_OUT.
+Config in $FASTPATH_BENCH (JSON: size, count, train_len, period, ipv6, vlan, stream, pcap, speed);
+a summary to $FASTPATH_BENCH_OUT (fastpath.sim.runner.run_json).
 """
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def _xgmii_frames(words: list[tuple[int, int]]) -> list[bytes]:
 
 @cocotb.test()
 async def gen(dut):
-    cfg = json.loads(os.environ["FASTPATH_GEN"])
+    cfg = json.loads(os.environ["FASTPATH_BENCH"])
     speed = cfg.get("speed", "1g")
     cocotb.start_soon(Clock(dut.clk, PERIOD_PS[speed], unit="ps").start())
     dut.pps.value = 0
@@ -87,5 +87,5 @@ async def gen(dut):
             continue
         frames.append(cap.Captured(data, p.tx_time, len(data)))
     n = cap.write(cfg["pcap"], frames)
-    with open(os.environ["FASTPATH_GEN_OUT"], "w") as fh:
+    with open(os.environ["FASTPATH_BENCH_OUT"], "w") as fh:
         json.dump({"written": n, "sent": len(bodies), "bad": bad, "trains": trains}, fh)

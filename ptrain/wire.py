@@ -25,6 +25,7 @@ from cocotb.triggers import ClockCycles, RisingEdge
 
 from fastpath import regs
 from fastpath.ptrain import record as rec
+from fastpath.sim.tb import pauses
 
 IFG = 12
 XGMII_IDLE = 0x0707070707070707
@@ -189,12 +190,8 @@ class Driver:
         self.regs = regs.RegClient(regs.load("ptrain"),
                                    AxiLiteMaster(AxiLiteBus.from_prefix(dut, "s_axil"), dut.clk, dut.rst))
         self.sink = AxiStreamSink(AxiStreamBus.from_prefix(dut, "m_axis_rec"), dut.clk, dut.rst)
-        r = random.Random(seed)
         if pause_p:
-            def pauses():
-                while True:
-                    yield r.random() < pause_p
-            self.sink.set_pause_generator(pauses())
+            self.sink.set_pause_generator(pauses(random.Random(seed), pause_p))
         self.beats: list[rec.RxRecord] = []
 
     async def configure(self, *, size: int, train_len: int, trains: int, period: int = 0,

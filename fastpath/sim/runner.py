@@ -127,3 +127,30 @@ def run(
         waves=waves,
         timescale=TIMESCALE,
     )
+
+
+def run_json(top: str, test_module: str, parameters: Mapping[str, object] | None, cfg: object, *,
+             env: Mapping[str, str] | None = None):
+    """Run a cocotb module that reads its configuration from $FASTPATH_BENCH (JSON) and writes its
+    results as JSON to $FASTPATH_BENCH_OUT (the benches and `fastpath ptrain gen`); return them.
+
+    Cocotb's own chatter is kept to warnings. A simulation that wrote nothing (a failed cocotb
+    test: its log is above) raises SimulationFailed with one line naming the module."""
+    import tempfile
+
+    with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as fh:
+        out = Path(fh.name)
+    try:
+        run(top, test_module, parameters,
+            env={"FASTPATH_BENCH": json.dumps(cfg), "FASTPATH_BENCH_OUT": str(out),
+                 "COCOTB_LOG_LEVEL": "WARNING", "PYTHONWARNINGS": "ignore", **(env or {})})
+        text = out.read_text()
+    finally:
+        out.unlink(missing_ok=True)
+    if not text:
+        raise SimulationFailed(f"{test_module} on {top} wrote no results (its simulation log is above)")
+    return json.loads(text)
+
+
+class SimulationFailed(RuntimeError):
+    """A cocotb run that should have written results did not."""

@@ -55,5 +55,6 @@ def test_table_lists_default_pipelined_and_encap_rows():
 
 
 def test_fmax_of_an_entry_never_run_is_none(tmp_path, monkeypatch):
-    monkeypatch.setattr(gre, "BUILD", tmp_path)
+    from fastpath import syn
+    monkeypatch.setattr(syn, "OUT", tmp_path / "syn")
     assert gre._fmax("gre_decap_64") is None

@@ -271,8 +271,8 @@ module fp_p4_deparser #(
     wire [PREP-1:0]       q_drop;
     wire [PREP*NCS-1:0]   q_apply;
     /* verilator lint_off UNUSEDSIGNAL */
-    // stage 0's run fields are placeholders (the runs start in stage 1), and the last stage's
-    // links are not needed any more
+    // Unused bits: stage 0 carries no runs (they begin in stage 1), and nothing reads the last
+    // stage's links
     wire [PREP*HDRS-1:0]  q_start;   // slot starts a run
     wire [PREP*HDRS-1:0]  q_link;    // the run of slot i continues past the doubling window
     wire [PREP*HDRS*12-1:0] q_end;   // end byte of the run from slot i (so far)

@@ -342,7 +342,7 @@ def test_write_and_read_error_codes(server):
         assert back.table_entry.controller_metadata == 77 and back.table_entry.action == route.action
         # another device id
         with pytest.raises(grpc.RpcError) as e:
-            c.stub.Write(pb.WriteRequest(device_id=9, election_id=pb.Uint128(low=1)))
+            c.rpc.Write(pb.WriteRequest(device_id=9, election_id=pb.Uint128(low=1)))
         assert e.value.code() == grpc.StatusCode.NOT_FOUND
     finally:
         c.close()
@@ -420,7 +420,7 @@ def test_pipeline_config_actions(server):
     router_json, tern_json = (BMV2 / "simple_router.json").read_bytes(), (BMV2 / "ternary.json").read_bytes()
     c = rt.Client(server.addr)
     try:
-        assert c.stub.Capabilities(pb.CapabilitiesRequest()).p4runtime_api_version.startswith("1.")
+        assert c.rpc.Capabilities(pb.CapabilitiesRequest()).p4runtime_api_version.startswith("1.")
         assert not c.get_pipeline().ListFields()  # nothing set: config unset
         # a refused program: INVALID_ARGUMENT with the compiler's one-line message
         bad = S.minimal()
