@@ -1,7 +1,10 @@
-"""`fastpath p4 compile|stf|run`: the P4 agent (compiler), STF tests and captures through a program.
+"""`fastpath p4 compile|stf|run|serve`: the P4 agent (compiler), STF tests and captures through a
+program.
 
-Every verb runs on the reference interpreter (`fastpath.p4.interp`); the RTL pipeline is not built
-yet, and `stf` and `run` say so in their output.
+`stf` and `run` run on the RTL pipeline in simulation by default (`--backend rtl`:
+fp_p4_pipeline in Verilator, `fastpath.p4.rtl_backend`; the first run builds it) or on the
+reference interpreter (`--backend interp`, `fastpath.p4.interp`); the first line of their output
+names the backend. `serve` runs on the interpreter.
 
 `run` writes a pcapng capture with one interface per egress port, named `port N` (interface ids
 in order of first use), and each packet's comment says its egress port and which input packet
@@ -20,7 +23,7 @@ from pathlib import Path
 
 from fastpath.cli import UsageError
 
-BACKEND_LINE = "backend: reference interpreter (RTL not built yet)"
+BACKEND_LINE = "backend: reference interpreter"
 
 
 def _compile(path: str):
@@ -53,23 +56,42 @@ def _cmd_compile(args) -> int:
     return 0
 
 
+def _rtl_or_refuse(cfg, program: str):
+    from fastpath.p4 import rtl_backend
+    why = rtl_backend.check(cfg)
+    if why is not None:
+        raise UsageError(f"{Path(program).name}: does not fit the simulated pipeline: {why} "
+                         "(--backend interp runs it on the reference interpreter)")
+    return rtl_backend
+
+
 def _cmd_stf(args) -> int:
     from fastpath.p4 import stf
     cfg = _compile(args.program)
     if not Path(args.test).is_file():
         raise UsageError(f"no such STF file: {args.test}")
-    try:
-        report = stf.run(Path(args.test).read_text(), stf.InterpreterBackend(cfg), name=Path(args.test).name)
-    except stf.StfError as e:
-        raise UsageError(str(e)) from None
-    print(BACKEND_LINE)
+    text = Path(args.test).read_text()
+    if args.backend == "rtl":
+        rb = _rtl_or_refuse(cfg, args.program)
+        print(rb.BACKEND_LINE, flush=True)
+        r = rb.run_job({"kind": "stf", "program": args.program, "text": text, "name": Path(args.test).name})
+        if "error" in r:
+            raise UsageError(r["error"])
+        checks = [stf.Check(line, t, ok, detail) for line, t, ok, detail in r["checks"]]
+        report = stf.StfReport(checks)
+    else:
+        try:
+            report = stf.run(text, stf.InterpreterBackend(cfg), name=Path(args.test).name)
+        except stf.StfError as e:
+            raise UsageError(str(e)) from None
+        print(BACKEND_LINE)
     for c in report.checks:
         print(c)
     print(f"stf: {report.passed} expectations passed, {report.failed} failed")
     return 0 if report.ok else 1
 
 
-def write_pcapng(path: str | Path, packets: list[tuple[int, bytes, float, str]]) -> None:
+def write_pcapng(path: str | Path, packets: list[tuple[int, bytes, float, str]], backend: str = "interp") -> None:
     """Packets (egress port, bytes, time, comment) as pcapng, one Ethernet interface per port."""
     def block(btype: int, body: bytes) -> bytes:
         body += b"\0" * (-len(body) % 4)
@@ -81,7 +103,8 @@ def write_pcapng(path: str | Path, packets: list[tuple[int, bytes, float, str]])
 
     end = struct.pack("<HH", 0, 0)
     out = bytearray(block(0x0A0D0D0A, struct.pack("<IHHq", 0x1A2B3C4D, 1, 0, -1)
-                          + option(4, b"fastpath p4 run (reference interpreter)") + end))
+                          + option(4, b"fastpath p4 run (" + (b"RTL pipeline" if backend == "rtl" else
+                                                               b"reference interpreter") + b")") + end))
     ifids: dict[int, int] = {}
     for port, data, t, comment in packets:
         if port not in ifids:
@@ -116,23 +139,34 @@ def _cmd_run(args) -> int:
     except ValueError as e:
         raise UsageError(str(e)) from None
     out, errors, per_port, digests, dropped = [], Counter(), Counter(), 0, 0
+    rtl_outs = None
+    if args.backend == "rtl":
+        rb = _rtl_or_refuse(cfg, args.program)
+        print(rb.BACKEND_LINE, flush=True)
+        cmds = Path(args.commands).read_text() if args.commands else ""
+        r = rb.run_job({"kind": "run", "program": args.program, "commands": cmds,
+                        "frames": [f.data.hex() for f in frames], "port": args.port})
+        rtl_outs = [[(p, bytes.fromhex(h)) for p, h in o] for o in r["outputs"]]
+    else:
+        print(BACKEND_LINE)
     for i, f in enumerate(frames):
-        r = backend.interp.process(f.data, args.port)
+        r = backend.interp.process(f.data, args.port)   # parser errors and digests: the reference's count
         errors[r.parser_error] += 1
         digests += len(r.digests)
-        dropped += r.dropped
-        for port, data in r.outputs:
+        outputs = r.outputs if rtl_outs is None else rtl_outs[i]
+        dropped += not outputs
+        for port, data in outputs:
             per_port[port] += 1
             out.append((port, data, f.time, f"egress port {port}; input packet {i + 1} on port {args.port}"))
-    write_pcapng(args.output, out)
-    print(BACKEND_LINE)
+    write_pcapng(args.output, out, args.backend)
     print(f"{len(frames)} packets in on port {args.port}, {len(out)} out, {dropped} dropped -> {args.output}")
     print("out per port: " + (", ".join(f"port {p}: {n}" for p, n in sorted(per_port.items())) or "none"))
     print("parser errors: " + ", ".join(f"{k}: {v}" for k, v in sorted(errors.items())))
     if digests:
         print(f"digests: {digests}")
     if args.json:
-        stats = {"backend": "reference interpreter", "packets_in": len(frames), "packets_out": len(out),
+        stats = {"backend": "rtl" if args.backend == "rtl" else "reference interpreter",
+                 "packets_in": len(frames), "packets_out": len(out),
                  "dropped": dropped, "per_port": {str(p): n for p, n in sorted(per_port.items())},
                  "parser_errors": dict(errors), "digests": digests}
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
@@ -204,8 +238,8 @@ def _cmd_serve(args) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    s = sub.add_parser("p4", help="the P4 agent: compile BMv2 JSON, run STF tests and captures (reference "
-                                  "interpreter; the RTL pipeline is not built yet)")
+    s = sub.add_parser("p4", help="the P4 agent: compile BMv2 JSON, run STF tests and captures (RTL pipeline in "
+                                  "simulation, or the reference interpreter), serve P4Runtime")
     p4sub = s.add_subparsers(dest="p4cmd", required=True)
     t = p4sub.add_parser("compile", help="compile p4c's BMv2 JSON into the pipeline configuration",
                          description="compile p4c's BMv2 JSON (p4c-bm2-ss output) into the pipeline configuration; "
@@ -214,15 +248,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     t.add_argument("-o", "--output", metavar="CONFIG.json", help="write the configuration as JSON")
     t.add_argument("--json", metavar="STATS.json", help="write statistics (compile_ms, tables, ...) as JSON")
     t.set_defaults(fn=_cmd_compile)
-    t = p4sub.add_parser("stf", help="run a p4c STF test on the reference interpreter",
-                         description="run a p4c STF test on the reference interpreter; prints every expectation, "
-                                     "exit status 1 if any fails")
+    t = p4sub.add_parser("stf", help="run a p4c STF test on the RTL pipeline (or the reference interpreter)",
+                         description="run a p4c STF test on the RTL pipeline in simulation (default) or the "
+                                     "reference interpreter; prints every expectation, exit status 1 if any fails")
     t.add_argument("program", help="BMv2 JSON")
     t.add_argument("test", help="STF file")
+    t.add_argument("--backend", choices=("rtl", "interp"), default="rtl",
+                   help="rtl: fp_p4_pipeline in Verilator (default); interp: the reference interpreter")
     t.set_defaults(fn=_cmd_stf)
-    t = p4sub.add_parser("run", help="run a capture through a program (reference interpreter)",
-                         description="run a capture through a program on the reference interpreter; writes a pcapng "
-                                     "with one interface per egress port (named 'port N')")
+    t = p4sub.add_parser("run", help="run a capture through a program (RTL pipeline or reference interpreter)",
+                         description="run a capture through a program on the RTL pipeline in simulation (default) "
+                                     "or the reference interpreter; writes a pcapng with one interface per egress "
+                                     "port (named 'port N')")
+    t.add_argument("--backend", choices=("rtl", "interp"), default="rtl",
+                   help="rtl: fp_p4_pipeline in Verilator (default); interp: the reference interpreter")
     t.add_argument("program", help="BMv2 JSON")
     t.add_argument("input", help="input pcap/pcapng (Ethernet)")
     t.add_argument("output", help="output pcapng")

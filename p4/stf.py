@@ -53,7 +53,7 @@ class StfError(Exception):
 class InterpreterBackend:
     """The reference interpreter as an STF / CLI backend."""
 
-    name = "reference interpreter (RTL not built yet)"
+    name = "reference interpreter"
 
     def __init__(self, cfg: Config):
         self.cfg = cfg

@@ -143,7 +143,7 @@ def run_json(top: str, test_module: str, parameters: Mapping[str, object] | None
     try:
         run(top, test_module, parameters,
             env={"FASTPATH_BENCH": json.dumps(cfg), "FASTPATH_BENCH_OUT": str(out),
-                 "COCOTB_LOG_LEVEL": "WARNING", "PYTHONWARNINGS": "ignore", **(env or {})})
+                 "COCOTB_LOG_LEVEL": "WARNING", "GPI_LOG_LEVEL": "WARNING", "PYTHONWARNINGS": "ignore", **(env or {})})
         text = out.read_text()
     finally:
         out.unlink(missing_ok=True)

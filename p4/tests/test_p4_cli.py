@@ -1,4 +1,5 @@
-"""`fastpath p4 compile|stf|run`: outputs, exit statuses, one-line errors."""
+"""`fastpath p4 compile|stf|run`: outputs, exit statuses, one-line errors; `stf` and `run` on both
+backends (the RTL pipeline in simulation and the reference interpreter) give the same results."""
 from __future__ import annotations
 
 import json
@@ -8,6 +9,7 @@ import pytest
 
 from fastpath import cli
 from fastpath.frames import read_pcap
+from fastpath.p4 import rtl_backend
 from fastpath.p4 import samples as S
 from fastpath.paths import VECTORS
 
@@ -49,18 +51,20 @@ def test_compile_refusal_is_one_line(tmp_path, capsys):
 
 @need_vectors
 def test_stf_prints_each_expectation(tmp_path, capsys):
-    rc, out, err = run(capsys, "p4", "stf", BMV2 / "ternary.json", STF_DIR / "ternary.stf")
-    assert rc == 0, out + err
-    lines = out.splitlines()
-    assert lines[0] == "backend: reference interpreter (RTL not built yet)"
-    assert sum(ln.startswith("PASS line") for ln in lines) == 7 and lines[-1] == "stf: 7 expectations passed, 0 failed"
+    for backend, first in (("interp", "backend: reference interpreter"), ("rtl", rtl_backend.BACKEND_LINE)):
+        rc, out, err = run(capsys, "p4", "stf", BMV2 / "ternary.json", STF_DIR / "ternary.stf", "--backend", backend)
+        assert rc == 0, out + err
+        lines = out.splitlines()
+        assert lines[0] == first
+        assert sum(ln.startswith("PASS line") for ln in lines) == 7
+        assert lines[-1] == "stf: 7 expectations passed, 0 failed"
     bad = tmp_path / "bad.stf"
     bad.write_text("packet 0 1234\nexpect 1 1234\n")
     rc, out, err = run(capsys, "p4", "stf", BMV2 / "ternary.json", bad)
     assert rc == 1 and "FAIL line 2: expect 1 1234 -- no packet came out of port 1" in out
     assert "FAIL line 1: packet of line 1 -- unexpected packet on port 0: 1234" in out
     bad.write_text("packet 0 12345\n")
-    rc, out, err = run(capsys, "p4", "stf", BMV2 / "ternary.json", bad)
+    rc, out, err = run(capsys, "p4", "stf", BMV2 / "ternary.json", bad, "--backend", "interp")
     assert rc == 2 and "bad.stf:1: odd number of hex digits" in err and err.count("\n") == 1
 
 
@@ -75,7 +79,13 @@ def test_run_writes_one_interface_per_port(tmp_path, capsys):
     rc, out, err = run(capsys, "p4", "run", BMV2 / "simple_router.json", "--commands", cmds, PCAP, out_pcap,
                        "--json", tmp_path / "s.json")
     assert rc == 0, err
-    assert out.splitlines()[0] == "backend: reference interpreter (RTL not built yet)"
+    assert out.splitlines()[0] == rtl_backend.BACKEND_LINE
+    # the RTL pipeline and the reference interpreter write the same packets
+    ref = tmp_path / "ref.pcapng"
+    rc, out, err = run(capsys, "p4", "run", BMV2 / "simple_router.json", "--commands", cmds, PCAP, ref,
+                       "--backend", "interp")
+    assert rc == 0 and out.splitlines()[0] == "backend: reference interpreter"
+    assert [(f.data, f.time) for f in read_pcap(out_pcap)] == [(f.data, f.time) for f in read_pcap(ref)]
     frames_in = read_pcap(PCAP)
     stats = json.loads((tmp_path / "s.json").read_text())
     assert stats["packets_in"] == len(frames_in) and stats["packets_out"] + stats["dropped"] == len(frames_in)
@@ -94,7 +104,8 @@ def test_run_writes_one_interface_per_port(tmp_path, capsys):
 def test_run_errors_are_one_line(tmp_path, capsys):
     cmds = tmp_path / "cmds.txt"
     cmds.write_text("# ok\ntable_add ipv4_lpm set_nhop 10.0.0.0/33 => 10.0.0.1 3\n")
-    rc, out, err = run(capsys, "p4", "run", BMV2 / "simple_router.json", "--commands", cmds, PCAP, tmp_path / "o")
+    rc, out, err = run(capsys, "p4", "run", BMV2 / "simple_router.json", "--commands", cmds, PCAP, tmp_path / "o",
+                       "--backend", "interp")
     assert rc == 2 and err.count("\n") == 1 and "cmds.txt: line 2: table_add: key field ipv4.dstAddr" in err
     rc, out, err = run(capsys, "p4", "run", BMV2 / "simple_router.json", tmp_path / "nope.pcap", tmp_path / "o")
     assert rc == 2 and "no such capture" in err

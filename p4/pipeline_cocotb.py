@@ -1,0 +1,147 @@
+"""Cocotb side of the RTL backend: fp_p4_pipeline in a simulation, for `fastpath p4 stf`,
+`fastpath p4 run` and `fastpath bench p4` (fastpath.p4.rtl_backend.run_job starts it).
+
+The job comes in $FASTPATH_BENCH (JSON) and the results go to $FASTPATH_BENCH_OUT
+(fastpath.sim.runner.run_json):
+
+- `{"kind": "stf", "program": PATH, "text": STF, "name": NAME}`: the STF test run by
+  fastpath.p4.stf against the RTL: table commands change the table store, and before each packet
+  whose tables changed the stage registers and TCAM rows are rewritten; each packet goes through
+  the pipeline alone, and its frame (if any), through the traffic manager
+  (`pipeline_load.deliver`), is what `expect` checks. Out: the report's checks.
+- `{"kind": "run", "program": PATH, "commands": TEXT, "frames": [HEX], "port": N}`: the packets
+  one at a time; out: per packet the (port, hex) outputs and the TCAM rows written.
+- `{"kind": "bench", "program": PATH, "commands": TEXT, "frames": [HEX], "port": N}`: the packets
+  back to back with no backpressure; with `"random": {"seed": S, "count": N}` instead of frames,
+  random entries and packets (fastpath.p4.pipeline_sim.make_entries / make_packet). Out: the
+  cycles of every input and output frame (first and last beat), the bytes out, and how many
+  packets' outputs differ from the reference interpreter's (`mismatches`).
+"""
+from __future__ import annotations
+
+import json
+import os
+import random
+
+import cocotb
+from cocotb.task import bridge, resume
+
+from fastpath.sim.axis import AxisHarness
+from fastpath.sim.monitor import BeatMonitor
+from fastpath.sim.tb import params, start
+
+from . import pipeline_load as PL
+from . import stf as STF
+from .compiler import compile_file
+from .interp import Interpreter
+from .pipeline_sim import Driver, Pool, make_entries, make_packet
+from .runtime import Runtime, TableStore
+
+
+def _mismatches(plan: PL.Plan, store: TableStore, pkts, frames) -> int:
+    """Packets whose outputs differ from the reference interpreter's (frames in order)."""
+    it = Interpreter(plan.cfg, store)
+    k = bad = 0
+    for port, data in pkts:
+        want = it.process(data, port).outputs
+        got = []
+        if k < len(frames):
+            cand = PL.deliver(plan, store, frames[k].last("tdest"), frames[k].data, port)
+            if want or cand == []:
+                got, k = cand, k + 1
+        bad += got != want
+    return bad + (len(frames) - k)
+
+
+def _snapshot(store: TableStore):
+    return repr([(n, sorted((h, e.key, e.action, e.data, e.priority) for h, e in ts.entries.items()), ts.default)
+                 for n, ts in sorted(store.tables.items())])
+
+
+class RtlBackend:
+    """An STF backend on the simulated pipeline (the interface of stf.InterpreterBackend)."""
+
+    name = "RTL (fp_p4_pipeline in simulation)"
+
+    def __init__(self, drv: Driver, plan: PL.Plan, store: TableStore):
+        self.drv, self.plan, self.tables = drv, plan, store
+        self.loaded = _snapshot(store)
+
+    async def send_async(self, port: int, data: bytes) -> list[tuple[int, bytes]]:
+        snap = _snapshot(self.tables)
+        if snap != self.loaded:
+            await self.drv.load_tables(self.plan, self.tables)
+            self.loaded = snap
+        frames = await self.drv.exchange([(port, data)], quiet=300)
+        out = []
+        for f in frames:
+            out += PL.deliver(self.plan, self.tables, f.last("tdest"), f.data, port)
+        return out
+
+    def send(self, port: int, data: bytes) -> list[tuple[int, bytes]]:
+        return resume(self.send_async)(port, data)
+
+
+@cocotb.test()
+async def job(dut):
+    cfg_job = json.loads(os.environ["FASTPATH_BENCH"])
+    p = params()
+    hw = PL.PipelineHW(**{k: v for k, v in p.items() if k in PL.PipelineHW.__dataclass_fields__})
+    h = AxisHarness(dut, dut.clk, dut.rst)
+    mo = BeatMonitor(dut, "m_axis", dut.clk, dut.rst)
+    mi = BeatMonitor(dut, "s_axis", dut.clk, dut.rst, fields=("tlast",))
+    drv = Driver(dut, hw, h, mo)
+    drv.idle_inputs()
+    await start(dut, period_ns=5.0)
+    cfg = compile_file(cfg_job["program"])
+    plan = PL.plan(cfg, hw)
+    store = TableStore(cfg)
+    if cfg_job.get("commands"):
+        Runtime(store).run(cfg_job["commands"])
+    await drv.load(plan, store)
+    result: dict = {"hw": hw.params(), "stages": [s.kind + ":" + s.name for s in plan.stages],
+                    "latency_stages_cycles": plan.latency()}
+    kind = cfg_job["kind"]
+    if kind == "stf":
+        backend = RtlBackend(drv, plan, store)
+
+        @bridge
+        def run_stf():
+            return STF.run(cfg_job["text"], backend, name=cfg_job.get("name", "test.stf"))
+
+        try:
+            report = await run_stf()
+            result["checks"] = [[c.line, c.text, c.ok, c.detail] for c in report.checks]
+        except STF.StfError as e:
+            result["error"] = str(e)
+    elif kind == "run":
+        backend = RtlBackend(drv, plan, store)
+        outs = []
+        for hx in cfg_job["frames"]:
+            got = await backend.send_async(cfg_job.get("port", 0), bytes.fromhex(hx))
+            outs.append([[port, data.hex()] for port, data in got])
+        result["outputs"] = outs
+    elif kind == "bench":
+        if "random" in cfg_job:
+            r = random.Random(cfg_job["random"]["seed"])
+            pool = Pool(r, cfg)
+            make_entries(r, cfg, store, pool)
+            await drv.load_tables(plan, store)
+            it = Interpreter(cfg, store)
+            pkts = [(r.randrange(8), make_packet(r, cfg, it, pool, truncate=0))
+                    for _ in range(cfg_job["random"]["count"])]
+        else:
+            pkts = [(cfg_job.get("port", 0), bytes.fromhex(hx)) for hx in cfg_job["frames"]]
+        i0 = len(mi.frames)
+        frames = await drv.exchange(pkts, quiet=400)
+        result["mismatches"] = _mismatches(plan, store, pkts, frames)
+        ins = mi.frames[i0:]
+        result["in_first"] = [f.first_beat for f in ins]
+        result["in_last"] = [f.last_beat for f in ins]
+        result["out_first"] = [f.first_beat for f in frames]
+        result["out_last"] = [f.last_beat for f in frames]
+        result["out_bytes"] = [len(f.data) for f in frames]
+        result["outputs"] = [[f.last("tdest"), f.data.hex()] for f in frames]
+    result["tcam_writes"] = drv.tcam_writes
+    with open(os.environ["FASTPATH_BENCH_OUT"], "w") as fh:
+        json.dump(result, fh)
