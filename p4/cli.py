@@ -146,6 +146,8 @@ def _cmd_run(args) -> int:
         cmds = Path(args.commands).read_text() if args.commands else ""
         r = rb.run_job({"kind": "run", "program": args.program, "commands": cmds,
                         "frames": [f.data.hex() for f in frames], "port": args.port})
+        if "error" in r:
+            raise UsageError(f"{Path(args.program).name}: {r['error']}")
         rtl_outs = [[(p, bytes.fromhex(h)) for p, h in o] for o in r["outputs"]]
     else:
         print(BACKEND_LINE)

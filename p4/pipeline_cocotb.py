@@ -35,7 +35,8 @@ from . import stf as STF
 from .compiler import compile_file
 from .interp import Interpreter
 from .pipeline_sim import Driver, Pool, make_entries, make_packet
-from .runtime import Runtime, TableStore
+from .action_load import LoadError
+from .runtime import CommandError, Runtime, TableStore
 
 
 def _mismatches(plan: PL.Plan, store: TableStore, pkts, frames) -> int:
@@ -82,25 +83,15 @@ class RtlBackend:
         return resume(self.send_async)(port, data)
 
 
-@cocotb.test()
-async def job(dut):
-    cfg_job = json.loads(os.environ["FASTPATH_BENCH"])
-    p = params()
-    hw = PL.PipelineHW(**{k: v for k, v in p.items() if k in PL.PipelineHW.__dataclass_fields__})
-    h = AxisHarness(dut, dut.clk, dut.rst)
-    mo = BeatMonitor(dut, "m_axis", dut.clk, dut.rst)
-    mi = BeatMonitor(dut, "s_axis", dut.clk, dut.rst, fields=("tlast",))
-    drv = Driver(dut, hw, h, mo)
-    drv.idle_inputs()
-    await start(dut, period_ns=5.0)
+async def _run(cfg_job: dict, hw: PL.PipelineHW, drv: Driver, mi, mo, result: dict) -> None:
     cfg = compile_file(cfg_job["program"])
     plan = PL.plan(cfg, hw)
     store = TableStore(cfg)
     if cfg_job.get("commands"):
         Runtime(store).run(cfg_job["commands"])
     await drv.load(plan, store)
-    result: dict = {"hw": hw.params(), "stages": [s.kind + ":" + s.name for s in plan.stages],
-                    "latency_stages_cycles": plan.latency()}
+    result["stages"] = [s.kind + ":" + s.name for s in plan.stages]
+    result["latency_stages_cycles"] = plan.latency()
     kind = cfg_job["kind"]
     if kind == "stf":
         backend = RtlBackend(drv, plan, store)
@@ -142,6 +133,24 @@ async def job(dut):
         result["out_last"] = [f.last_beat for f in frames]
         result["out_bytes"] = [len(f.data) for f in frames]
         result["outputs"] = [[f.last("tdest"), f.data.hex()] for f in frames]
+
+
+@cocotb.test()
+async def job(dut):
+    cfg_job = json.loads(os.environ["FASTPATH_BENCH"])
+    p = params()
+    hw = PL.PipelineHW(**{k: v for k, v in p.items() if k in PL.PipelineHW.__dataclass_fields__})
+    h = AxisHarness(dut, dut.clk, dut.rst)
+    mo = BeatMonitor(dut, "m_axis", dut.clk, dut.rst)
+    mi = BeatMonitor(dut, "s_axis", dut.clk, dut.rst, fields=("tlast",))
+    drv = Driver(dut, hw, h, mo)
+    drv.idle_inputs()
+    await start(dut, period_ns=5.0)
+    result: dict = {"hw": hw.params()}
+    try:
+        await _run(cfg_job, hw, drv, mi, mo, result)
+    except (LoadError, CommandError) as e:      # entries that do not fit, bad commands: one line
+        result["error"] = str(e)
     result["tcam_writes"] = drv.tcam_writes
     with open(os.environ["FASTPATH_BENCH_OUT"], "w") as fh:
         json.dump(result, fh)

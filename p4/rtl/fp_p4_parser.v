@@ -353,6 +353,8 @@ module fp_p4_parser #(
     localparam [1:0] E_IDLE = 2'd0, E_RUN = 2'd1, E_DRAIN = 2'd2, E_OUT = 2'd3;
 
     reg  [1:0]             e_q;
+    reg  [ERR_WIDTH-1:0]   res_err_q;    // the finished packet's parser_error and payload offset,
+    reg  [15:0]            res_off_q;    // to m_phv with its PHV in E_OUT
     reg  [7:0]             cyc_q;        // cycle within the state (c0..), or drain count
     reg  [8*HDR_BYTES-1:0] win_q;
     reg  [8:0]             len_q;
@@ -641,8 +643,9 @@ module fp_p4_parser #(
                         cyc_q <= 8'd0;
                         vis_q <= vis_q + 8'd1;
                         if (o_done) begin
-                            m_phv_error  <= o_err;
-                            m_phv_offset <= {{(16-QW){1'b0}}, o_off};
+                            // kept until E_OUT: the previous result may still wait on m_phv
+                            res_err_q    <= o_err;
+                            res_off_q    <= {{(16-QW){1'b0}}, o_off};
                             e_q          <= E_DRAIN;
                             cyc_q        <= 8'd1;
                         end else begin
@@ -662,6 +665,8 @@ module fp_p4_parser #(
                         m_phv_tvalid <= 1'b1;
                         m_phv_data   <= phv_q[PHV_PAD-1 -: PHV_BITS];
                         m_phv_hvalid <= hvalid_q;
+                        m_phv_error  <= res_err_q;
+                        m_phv_offset <= res_off_q;
                         e_q          <= E_IDLE;
                     end
                 end

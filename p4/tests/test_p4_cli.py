@@ -109,3 +109,8 @@ def test_run_errors_are_one_line(tmp_path, capsys):
     assert rc == 2 and err.count("\n") == 1 and "cmds.txt: line 2: table_add: key field ipv4.dstAddr" in err
     rc, out, err = run(capsys, "p4", "run", BMV2 / "simple_router.json", tmp_path / "nope.pcap", tmp_path / "o")
     assert rc == 2 and "no such capture" in err
+    # more entries than the simulated pipeline's TCAM rows: one line from the RTL backend
+    cmds.write_text("".join(f"table_add ipv4_lpm set_nhop 10.{i}.0.0/16 => 10.0.0.1 3\n" for i in range(40)))
+    rc, out, err = run(capsys, "p4", "run", BMV2 / "simple_router.json", "--commands", cmds, PCAP, tmp_path / "o")
+    assert rc == 2 and err.count("\n") == 1, err
+    assert 'simple_router.json: table "ipv4_lpm": 40 TCAM rows, the stage has 32' in err
