@@ -144,9 +144,11 @@ module fp_eth_mac_1g_rx #(
     // ---- state ---------------------------------------------------------------------------------
     reg  [1:0]  state_q;
     reg  [1:0]  pre_cnt_q;   // 0x55 bytes (MII: 0x5 nibbles) seen, saturating at 3
+    reg         pre_ok_q;    // PRE: enough of them for an SFD now (registered with the count)
     reg         pre_er_q;    // rx_er seen in the preamble
     reg         phase_q;     // MII: the low nibble of a byte is held in lo_q
     reg  [3:0]  lo_q;
+    reg         lo1_q;       // lo_q == 1
     reg  [39:0] hb_q;        // holdback: the last 5 bytes, oldest in [39:32]
     reg  [2:0]  hb_cnt_q;    // bytes in the holdback, 0..5
     reg  [16:0] len_q;       // bytes of the frame so far (FCS included)
@@ -158,7 +160,7 @@ module fp_eth_mac_1g_rx #(
     reg  [15:0] quanta_q;
     // compares registered with the byte that changes them, kept off the paths to m_axis:
     reg         at_max_q;    // len_q >= cfg_rx_max_len
-    reg         crc_ok_q;    // crc_q == RESIDUE
+    reg  [3:0]  crc_ok_q;    // crc_q == RESIDUE, per byte (all four: the FCS is good)
     reg         idx5_q;      // len_q == 5
     reg         ev_fin_q, ev_good_q, ev_bad_q, ev_fcs_q, ev_runt_q, ev_over_q, ev_phy_q, ev_pause_q;
     reg         ev_pre_q, ev_byte_q;    // counter events, one cycle before the counters move
@@ -169,7 +171,7 @@ module fp_eth_mac_1g_rx #(
     wire       pre_er   = in_pre && pre_er_q;
     wire       is_pre   = mii_select ? (p_d[3:0] == 4'h5) : (p_d == 8'h55);
     wire       is_sfd   = mii_select ? (p_d[3:0] == 4'hD) : (p_d == 8'hD5);
-    wire       pre_long = mii_select ? (pre_cnt == 2'd3) : (pre_cnt != 2'd0);
+    wire       pre_long = in_pre && pre_ok_q;
 
     wire hunting  = (state_q == S_IDLE || state_q == S_PRE) && p_en && p_dv;
     wire sfd_ok   = hunting && is_sfd && pre_long;
@@ -202,7 +204,9 @@ module fp_eth_mac_1g_rx #(
     end
     wire        da_ok_now  = da_ok_q && (byte_in == da_byte);
     // The forwarding decision is due when byte 0 would leave, i.e. when byte 5 completes.
-    wire        fwd_now    = (byte_done && idx5_q) ? !da_ok_now : fwd_q;
+    // byte 5 (idx5_q) is the DA's last, 0x01: compared on the sample (and lo1_q), not byte_in
+    wire        da_01      = mii_select ? (p_d[3:0] == 4'h0 && lo1_q) : (p_d == 8'h01);
+    wire        fwd_now    = (byte_done && idx5_q) ? !(da_ok_q && da_01) : fwd_q;
     wire        err_now    = err_q || (in_data && p_dv && p_er);
 
     // A beat leaves when byte i+5 completes (not last), at the end of carrier or at the cut (last).
@@ -212,7 +216,7 @@ module fp_eth_mac_1g_rx #(
     // End-of-frame verdict (frame_end or oversize cut).
     wire fin       = frame_end || oversize;
     wire runt      = frame_end && len_q[16:6] == 11'd0;  // < 64 bytes
-    wire bad_fcs   = frame_end && !crc_ok_q;
+    wire bad_fcs   = frame_end && !(&crc_ok_q);
     wire bad       = runt || bad_fcs || oversize || err_now;
     wire is_pause  = frame_end && !fwd_q && ctl_ok_q && !bad;
 
@@ -252,20 +256,26 @@ module fp_eth_mac_1g_rx #(
         // preamble
         if (hunting && is_pre) begin
             pre_cnt_q <= (pre_cnt == 2'd3) ? 2'd3 : pre_cnt + 2'd1;
+            pre_ok_q  <= mii_select ? (pre_cnt >= 2'd2) : 1'b1;  // the count after this one: 3, >= 1
             pre_er_q  <= pre_er || p_er;
         end
 
-        // frame start: everything per frame is initialised at the SFD
+        // frame start: the per-frame state is initialised in every cycle outside a frame (so the
+        // SFD decode drives only the state, the timestamp and err_q, not these registers' resets)
         if (sfd_ok) begin
             m_axis_ts <= ts_now;
+        end
+        if (hunting) begin
+            err_q <= pre_er || p_er;  // the value of the SFD's cycle stays
+        end
+        if (state_q != S_DATA) begin
             phase_q   <= 1'b0;
             hb_cnt_q  <= 3'd0;
             len_q     <= 17'd0;
             crc_q     <= 32'hFFFFFFFF;
             at_max_q  <= 1'b0;
-            crc_ok_q  <= 1'b0;
+            crc_ok_q  <= 4'd0;
             idx5_q    <= 1'b0;
-            err_q     <= pre_er || p_er;
             fwd_q     <= 1'b1;
             da_ok_q   <= 1'b1;
             ctl_ok_q  <= 1'b1;
@@ -275,6 +285,7 @@ module fp_eth_mac_1g_rx #(
             err_q <= err_now;
             if (mii_select && !phase_q) begin
                 lo_q    <= p_d[3:0];
+                lo1_q   <= p_d[3:0] == 4'h1;
                 phase_q <= 1'b1;
             end else begin
                 phase_q <= 1'b0;
@@ -287,7 +298,8 @@ module fp_eth_mac_1g_rx #(
             len_q    <= len_next;
             crc_q    <= crc_next;
             at_max_q <= len_next >= {1'b0, cfg_rx_max_len};
-            crc_ok_q <= crc_next == RESIDUE;
+            crc_ok_q <= {crc_next[31:24] == RESIDUE[31:24], crc_next[23:16] == RESIDUE[23:16],
+                         crc_next[15:8] == RESIDUE[15:8], crc_next[7:0] == RESIDUE[7:0]};
             idx5_q   <= len_q == 17'd4;
             fwd_q    <= fwd_now;
             if (idx < 17'd6) begin

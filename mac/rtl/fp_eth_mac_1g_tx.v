@@ -8,7 +8,9 @@
 //
 // s_axis_tready is combinational: high in the clk_en cycles in which a data byte is due on the
 // wire (and while the rest of an underrun frame is discarded). The client must keep tvalid high
-// from the first beat to tlast; a cycle without tvalid when a byte is due is an underrun.
+// from the first beat to tlast; a cycle without tvalid when a byte is due is an underrun. As
+// AXI4-Stream requires, the first beat (with its sideband s_axis_ts_*) stays as offered from its
+// first tvalid until it is taken: the MAC reads the sideband during the preamble.
 //
 // Timestamps. The SFD (GMII: the 0xD5 byte; MII: the 0xD nibble) is on the pins in the cycle
 // that begins with its launch edge. ts_now of that cycle is reported on tx_ts with a one-cycle
@@ -146,35 +148,48 @@ module fp_eth_mac_1g_tx (
     reg  [3:0]  hi_q;
     reg         sfd_hi_q;     // MII: that high nibble is the SFD's 0xD
     reg         sfd_q;        // the SFD was launched at the last edge
+    reg         sfd_due_q;    // PRE: the byte due now is the SFD (cnt_q == 7)
     reg  [15:0] cnt_q;        // PRE: preamble bytes sent; DATA/PAD: frame bytes sent (saturating)
     reg  [1:0]  fcs_i_q;
     reg  [31:0] crc_q;
     reg  [7:0]  ifg_q;
     reg  [21:0] pause_q;
+    reg         ifz_q, pz_q;  // ifg_q == 0, pause_q == 0 (registered with them)
     reg         stomp_q;      // send the inverted FCS
     reg         user_bad_q;   // stomped because of tuser (counted at the end)
     reg         ins_q;
-    reg  [17:0] dist_q;       // offset - index of the byte due now (signed)
+    reg  [17:0] dm_q;         // offset - index of the byte after the one due now (signed)
+    reg  [2:0]  nrel_q;       // -dm_q mod 8: that byte's index in the 8-byte window
+    reg         pw_q, pb_q, pf_q; // pw, pb, pf (below) of dm_q, for that byte
+    reg         rw1_q, rbeg1_q, rlast_q;  // mode 1: the compares of n_w1, n_beg1, n_fit1, a byte ahead
     reg         le52_q;       // the offset is <= 52: the window fits whatever the length
     reg  [63:0] ts_q;
     reg         discard_q;    // swallowing the rest of an underrun frame
     reg         first_q;      // in DATA, the first client byte is due
-    reg         win_q;        // the byte due now (cnt_q) is in the timestamp window ...
-    reg  [2:0]  wrel_q;       // ... at this index
+    reg         st_q;         // the byte due now (cnt_q, not the first) is a stamp byte written ...
+    reg  [7:0]  stb_q;        // ... this one (of the SFD time, mode 0, or of the stamp register)
     reg         fits_q;       // the window fits if the byte due now is the client's last
     reg         begun_q;      // the window begins at or before the byte due now
     reg         m1_q;         // tester stamp (mode 1) for this frame
-    reg         w1_q;         // mode 1: the byte due now is a stamp byte ...
+    reg         w1_q;         // mode 1: the byte due now is a stamp byte (and written) ...
     reg         beg1_q;       // ... the first stamp byte is at or before it
     reg         fit1_q;       // ... the stamp fits if it is the client's last
     reg         le_q;         // mode 1: the stamp fits in 60 bytes whatever the length
     reg  [143:0] sr_q;        // mode 1: the stamp bytes in wire order (tv_sec, tv_usec, tx_time, csum_adj)
     reg  [17:0] tsum_q;       // sum of the 16-bit words of ts_q
     reg  [18:0] csum_s_q;     // ... plus those of tv_sec and tv_usec
-    reg  [16:0] csum_f_q;     // ... folded once
+    reg  [15:0] csum_f_q;     // ... folded (end-around carries included)
     reg  [1:0]  tod_d_q;      // the conversion's result arrived 1, 2 cycles ago
     reg         ev_done_q, ev_user_q, ev_under_q, ev_tsbad_q, ev_paused_q;
     reg  [16:0] ev_bytes_q;   // counter events, one cycle before the counters move
+    // The first beat's sideband, registered in every cycle: it is stable from the cycle the frame
+    // starts (tvalid held, AXI4-Stream) through the preamble to the first data byte, so the flags
+    // of the first byte come from registers, not from the client's ports.
+    reg         f_ins0_q, f_ins1_q, f_offz_q, f_le52_q, f_le_q;
+    reg  [17:0] f_d1_q, f_d2_q;   // offset - 1, offset - 2
+    reg  [2:0]  f_rel_q;          // (1 - offset) mod 8
+    reg         f_pw_q, f_pb_q, f_pf_q;     // pw, pb, pf of offset - 1 (the second byte's)
+    reg         f2_pw_q, f2_pb_q, f2_pf_q;  // ... of offset - 2 (the third byte's)
 
     wire byte_step = clk_en && !(mii_select && phase_q);
     wire nib_step  = clk_en && mii_select && phase_q;
@@ -183,29 +198,29 @@ module fp_eth_mac_1g_tx (
 
     // ---- the byte due now ----------------------------------------------------------------------
     // The timestamp window flags of the byte due now come from registers prepared when the
-    // previous byte went out (for the first byte, from the sideband directly), so no adder or
-    // comparator sits in front of the CRC.
+    // previous byte went out (for the first byte, from the sideband registered during the
+    // preamble), so no adder or comparator sits in front of the CRC, and no client sideband.
     wire        first     = first_q;                               // DATA, no byte taken yet
-    wire        ins0_in   = s_axis_ts_insert && !s_axis_ts_mode;  // first beat: 8-byte insertion
-    wire        ins1_in   = s_axis_ts_insert && s_axis_ts_mode;   // first beat: tester stamp
+    wire        ins0_in   = f_ins0_q;                              // first beat: 8-byte insertion
+    wire        ins1_in   = f_ins1_q;                              // first beat: tester stamp
     wire        ins_now   = first ? ins0_in : ins_q;
-    wire        off_zero  = s_axis_ts_offset == 16'd0;
-    wire        le52_now  = first ? s_axis_ts_offset <= 16'd52 : le52_q;  // fits in 60 bytes
-    wire        in_win    = first ? ins0_in && off_zero : ins_q && win_q;
+    wire        off_zero  = f_offz_q;
+    wire        le52_now  = first ? f_le52_q : le52_q;             // fits in 60 bytes
     // mode 1: byte 0 is never a stamp byte (F_SEC >= 1)
     wire        m1_now    = first ? ins1_in : m1_q;
-    wire        le_now    = first ? s_axis_ts_offset <= LE_MAX : le_q;
+    wire        le_now    = first ? f_le_q : le_q;
     wire        fit1_now  = first ? le_now : fit1_q;
     wire        beg1_now  = !first && beg1_q;
-    wire        w1_now    = !first && m1_q && w1_q;
-    wire [2:0]  rel       = first ? 3'd0 : wrel_q;                 // index inside the window
+    wire        w1_now    = !first && w1_q;
     wire        ts_fits   = first ? le52_now : fits_q;             // if this byte is the last
     wire        ts_start  = first ? off_zero : begun_q;            // window already begun
-    wire [63:0] ts_cur    = sfd_q ? ts_now : ts_q;                 // the SFD time
-    wire [7:0]  ts_byte   = ts_cur[8 * (3'd7 - rel) +: 8];         // big-endian
-
-    wire [7:0]  data_byte = in_win ? ts_byte : w1_now ? sr_q[143:136] :
-                            (state_q == S_PAD ? 8'h00 : s_axis_tdata);
+    // The byte to send and to put in the CRC: for the first byte, the client's or (offset 0) the
+    // SFD time's first byte, which is due in the SFD cycle itself (GMII), before ts_q holds it;
+    // after it, the stamp byte prepared with the flags (st_q, stb_q), the client's, or padding.
+    wire [7:0]  ts_byte0  = sfd_q ? ts_now[63:56] : ts_q[63:56];
+    wire [63:0] ts_cur    = sfd_q ? ts_now : ts_q;                 // the SFD time, for stb_q
+    wire [7:0]  data_byte = first ? ((ins0_in && off_zero) ? ts_byte0 : s_axis_tdata) :
+                            st_q ? stb_q : (state_q == S_PAD ? 8'h00 : s_axis_tdata);
     wire [31:0] fcs_word  = stomp_q ? crc_q : ~crc_q;
     wire [7:0]  fcs_byte  = fcs_word[8 * fcs_i_q +: 8];
     wire [7:0]  stomp0    = crc_q[7:0];                            // first stomped FCS byte
@@ -222,28 +237,52 @@ module fp_eth_mac_1g_tx (
     wire        ts_bad    = ts_bad0 || ts_bad1;
     wire        underrun  = state_q == S_DATA && byte_step && !s_axis_tvalid;
     wire        frame_done = state_q == S_FCS && byte_step && fcs_i_q == 2'd3;
-    wire        can_start = ifg_q == 8'd0 && pause_q == 22'd0 && s_axis_tvalid && !discard_q;
+    wire        can_start = ifz_q && pz_q && s_axis_tvalid && !discard_q;
     wire [15:0] cnt_inc   = (cnt_q == 16'hFFFF) ? cnt_q : cnt_q + 16'd1;
 
     // Window flags of the next byte (index n = cnt_q + 1), registered when this one goes out,
     // from d = offset - n (a down-counter): in the window for d = -7 .. 0 (index -d), begun for
     // d <= 0, and the window fits if that byte is the last for offset <= 52 or d <= -7.
-    wire [17:0] dist_next = first ? {2'b00, s_axis_ts_offset} - 18'd1 : dist_q - 18'd1;
-    wire        d_zero    = dist_next == 18'd0;
-    wire        d_m8_m1   = &dist_next[17:3];                      // d in -8 .. -1
-    wire        n_begun   = dist_next[17] || d_zero;
-    wire        n_win     = d_zero || (d_m8_m1 && dist_next[2:0] != 3'd0);
-    wire [2:0]  n_rel     = 3'd0 - dist_next[2:0];
-    wire        n_fits    = le52_now || (dist_next[17] && !(d_m8_m1 && dist_next[2:0] >= 3'd2));
-    // mode 1: the next byte (d = dist_q - 1; after the first byte, offset - 1 >= -1) is a stamp
-    // byte, the stamp has begun at it, and fits if it is the client's last. Compared on dist_q,
-    // a register (D_* are the bounds + 1), so no comparator follows the down-counter's adder.
-    wire signed [17:0] dq = dist_q;
-    wire        n_w1      = !first && ((dq <= D_SEC  && dq >= D_SEC - 18'sd3) || (dq <= D_USEC && dq >= D_USEC - 18'sd3) ||
-                                       (dq <= D_TX   && dq >= D_TX - 18'sd7)  || (dq <= D_CSUM && dq >= D_LAST));
-    wire        n_beg1    = !first && dq <= D_SEC;
-    wire        n_fit1    = le_now || (!first && dq <= D_LAST);
+    wire [17:0] dist_next = first ? f_d1_q : dm_q;                 // registers, no adder
+    wire [17:0] dm_next   = first ? f_d2_q : dm_q - 18'd1;
+    // (registered a byte ahead: on dm_q's next value dm_q - 1, as compares of dm_q with the
+    // bounds moved by one, or from the first beat's offset)
+    function pw(input [17:0] d);  // in the window
+        pw = d == 18'd0 || (&d[17:3] && d[2:0] != 3'd0);
+    endfunction
+    function pb(input [17:0] d);  // begun
+        pb = d[17] || d == 18'd0;
+    endfunction
+    function pf(input [17:0] d);  // fits (unless the offset is <= 52)
+        pf = d[17] && !(&d[17:3] && d[2:0] >= 3'd2);
+    endfunction
+    wire        n_begun   = first ? f_pb_q : pb_q;
+    wire        n_win     = first ? f_pw_q : pw_q;
+    wire [2:0]  n_rel     = first ? f_rel_q : nrel_q;             // -dist_next mod 8
+    wire        n_fits    = le52_now || (first ? f_pf_q : pf_q);
+    wire signed [17:0] dms = dm_q;
+    wire        pw_next   = first ? f2_pw_q : (dms >= -18'sd6 && dms <= 18'sd1);  // pw(dm_q - 1)
+    wire        pb_next   = first ? f2_pb_q : dms <= 18'sd1;                       // pb(dm_q - 1)
+    wire        pf_next   = first ? f2_pf_q : dms <= -18'sd6;                      // pf(dm_q - 1)
+    // mode 1: the next byte (d = dist_next - 1 = offset - 1 - n; after the first byte) is a stamp
+    // byte, the stamp has begun at it, and fits if it is the client's last. The compares are made
+    // on dist_next a byte ahead (D_* are the bounds + 1) and registered (rw1_q, rbeg1_q, rlast_q),
+    // so only registers reach the flags.
+    wire signed [17:0] dn = dist_next;
+    wire        r_w1      = (dn <= D_SEC  && dn >= D_SEC - 18'sd3) || (dn <= D_USEC && dn >= D_USEC - 18'sd3) ||
+                            (dn <= D_TX   && dn >= D_TX - 18'sd7)  || (dn <= D_CSUM && dn >= D_LAST);
+    wire        n_w1      = !first && rw1_q;
+    wire        n_beg1    = !first && rbeg1_q;
+    wire        n_fit1    = le_now || (!first && rlast_q);
+    // the window / stamp is still to be written after this byte (a tlast that shows it does not fit
+    // and has not begun cancels it), so the next byte's flags include it
+    wire        ins_next  = ins_now && !(ts_bad0 && !ts_start);
+    wire        m1_next   = m1_now && !(ts_bad1 && !beg1_now);
+    // the next byte's stamp byte: the SFD time's byte n_rel (mode 0), or the stamp register's
+    // first byte after this step (mode 1; the register is loaded long before its first byte)
     wire        sr_shift  = w1_now && byte_step && (state_q == S_PAD || (state_q == S_DATA && s_axis_tvalid));
+    wire [7:0]  n_sr      = sr_shift ? sr_q[135:128] : sr_q[143:136];
+    wire [7:0]  n_stb     = m1_now ? n_sr : ts_cur[8 * (3'd7 - n_rel) +: 8];  // modes exclude each other
 
     // mode 1: the SFD time in pktgen seconds + microseconds (the conversion starts with sfd_q,
     // its result is there 5 cycles later), and csum_adj = ~(ones'-complement sum of the words)
@@ -253,8 +292,11 @@ module fp_eth_mac_1g_tx (
         .clk(clk), .rst(rst), .in_valid(sfd_q), .in_time(ts_now),
         .out_valid(tod_valid), .out_tv_sec(tod_sec), .out_tv_usec(tod_usec)
     );
-    wire [15:0] csum_fold = csum_f_q[15:0] + {15'd0, csum_f_q[16]};  // end-around carry
-    wire [15:0] csum_adj  = csum_fold == 16'hFFFF ? 16'hFFFF : ~csum_fold;  // a sum of 0 (mod 0xFFFF) -> 0xFFFF
+    // the fold of csum_s_q with its end-around carry: s[15:0] + s[18:16], plus 1 if that carries
+    // out (it then is <= 6, so no second carry); both sums in parallel, then a 2:1 choice
+    wire [16:0] csum_a    = {1'b0, csum_s_q[15:0]} + {14'd0, csum_s_q[18:16]};
+    wire [15:0] csum_b    = csum_s_q[15:0] + {13'd0, csum_s_q[18:16]} + 16'd1;
+    wire [15:0] csum_adj  = csum_f_q == 16'hFFFF ? 16'hFFFF : ~csum_f_q;  // a sum of 0 (mod 0xFFFF) -> 0xFFFF
 
     // the byte to launch at this byte step (GMII) or its low nibble (MII)
     reg        send;
@@ -263,8 +305,8 @@ module fp_eth_mac_1g_tx (
         send      = 1'b1;
         send_byte = 8'h55;
         case (state_q)
-            S_IDLE:  send = byte_step && ifg_q == 8'd0 && pause_q == 22'd0 && can_start;
-            S_PRE:   send_byte = (cnt_q == 16'd7) ? 8'hD5 : 8'h55;
+            S_IDLE:  send = byte_step && can_start;
+            S_PRE:   send_byte = sfd_due_q ? 8'hD5 : 8'h55;
             S_DATA:  send_byte = s_axis_tvalid ? data_byte : stomp0;
             S_PAD:   send_byte = data_byte;
             default: send_byte = fcs_byte;
@@ -289,7 +331,7 @@ module fp_eth_mac_1g_tx (
                 gmii_tx_en <= 1'b1;
                 hi_q       <= send_byte[7:4];
                 phase_q    <= mii_select;
-                if (state_q == S_PRE && cnt_q == 16'd7) begin
+                if (state_q == S_PRE && sfd_due_q) begin
                     sfd_q    <= !mii_select;
                     sfd_hi_q <= mii_select;
                 end
@@ -298,7 +340,7 @@ module fp_eth_mac_1g_tx (
                 gmii_tx_en <= 1'b0;
                 hi_q       <= 4'h0;
                 // keep counting whole bytes (2 nibbles) through the IFG and the pause
-                phase_q    <= mii_select && (ifg_q != 8'd0 || pause_q != 22'd0);
+                phase_q    <= mii_select && !(ifz_q && pz_q);
             end
         end
 
@@ -306,17 +348,20 @@ module fp_eth_mac_1g_tx (
         if (byte_step) begin
             case (state_q)
                 S_IDLE: begin
-                    if (ifg_q != 8'd0) begin
+                    if (!ifz_q) begin
                         ifg_q <= ifg_q - 8'd1;
-                    end else if (pause_q != 22'd0) begin
+                        ifz_q <= ifg_q == 8'd1;
+                    end else if (!pz_q) begin
                         pause_q <= pause_q - 22'd1;
+                        pz_q    <= pause_q == 22'd1;
                     end else if (can_start) begin
                         state_q <= S_PRE;
                         cnt_q   <= 16'd1;
                     end
                 end
                 S_PRE: begin
-                    if (cnt_q == 16'd7) begin
+                    sfd_due_q <= cnt_q == 16'd6;
+                    if (sfd_due_q) begin
                         state_q    <= S_DATA;
                         first_q    <= 1'b1;
                         cnt_q      <= 16'd0;
@@ -332,12 +377,19 @@ module fp_eth_mac_1g_tx (
                     if (s_axis_tvalid) begin
                         crc_q   <= crc_next;
                         cnt_q   <= cnt_inc;
-                        dist_q  <= dist_next;
-                        win_q   <= n_win;
-                        wrel_q  <= n_rel;
+                        rw1_q   <= r_w1;
+                        rbeg1_q <= dn <= D_SEC;
+                        rlast_q <= dn <= D_LAST;
+                        dm_q    <= dm_next;
+                        nrel_q  <= 3'd0 - dm_next[2:0];
+                        pw_q    <= pw_next;
+                        pb_q    <= pb_next;
+                        pf_q    <= pf_next;
+                        st_q    <= (n_win && ins_next) || (n_w1 && m1_next);
+                        stb_q   <= n_stb;
                         fits_q  <= n_fits;
                         begun_q <= n_begun;
-                        w1_q    <= n_w1;
+                        w1_q    <= n_w1 && m1_next;
                         beg1_q  <= n_beg1;
                         fit1_q  <= n_fit1;
                         if (first) begin
@@ -368,10 +420,17 @@ module fp_eth_mac_1g_tx (
                 S_PAD: begin
                     crc_q   <= crc_next;
                     cnt_q   <= cnt_inc;
-                    dist_q  <= dist_next;
-                    win_q   <= n_win;
-                    wrel_q  <= n_rel;
-                    w1_q    <= n_w1;
+                    rw1_q   <= r_w1;
+                    rbeg1_q <= dn <= D_SEC;
+                    rlast_q <= dn <= D_LAST;
+                    dm_q    <= dm_next;
+                    nrel_q  <= 3'd0 - dm_next[2:0];
+                    pw_q    <= pw_next;
+                    pb_q    <= pb_next;
+                    pf_q    <= pf_next;
+                    st_q    <= (n_win && ins_q) || (n_w1 && m1_q);
+                    stb_q   <= n_stb;
+                    w1_q    <= n_w1 && m1_q;
                     if (cnt_q == 16'd59) begin
                         state_q <= S_FCS;
                     end
@@ -381,10 +440,27 @@ module fp_eth_mac_1g_tx (
                     if (fcs_i_q == 2'd3) begin
                         state_q <= S_IDLE;
                         ifg_q   <= (cfg_tx_ifg == 8'd0) ? 8'd1 : cfg_tx_ifg;
+                        ifz_q   <= 1'b0;
                     end
                 end
             endcase
         end
+
+        // ---- the first beat's sideband (see f_*_q) ----
+        f_ins0_q <= s_axis_ts_insert && !s_axis_ts_mode;
+        f_ins1_q <= s_axis_ts_insert && s_axis_ts_mode;
+        f_offz_q <= s_axis_ts_offset == 16'd0;
+        f_le52_q <= s_axis_ts_offset <= 16'd52;
+        f_le_q   <= s_axis_ts_offset <= LE_MAX;
+        f_d1_q   <= {2'b00, s_axis_ts_offset} - 18'd1;
+        f_d2_q   <= {2'b00, s_axis_ts_offset} - 18'd2;
+        f_rel_q  <= 3'd1 - s_axis_ts_offset[2:0];
+        f_pw_q   <= pw({2'b00, s_axis_ts_offset} - 18'd1);
+        f_pb_q   <= pb({2'b00, s_axis_ts_offset} - 18'd1);
+        f_pf_q   <= pf({2'b00, s_axis_ts_offset} - 18'd1);
+        f2_pw_q  <= pw({2'b00, s_axis_ts_offset} - 18'd2);
+        f2_pb_q  <= pb({2'b00, s_axis_ts_offset} - 18'd2);
+        f2_pf_q  <= pf({2'b00, s_axis_ts_offset} - 18'd2);
 
         // ---- timestamp of the SFD ----
         if (sfd_q) begin
@@ -398,7 +474,7 @@ module fp_eth_mac_1g_tx (
         tsum_q   <= {2'd0, ts_q[63:48]} + {2'd0, ts_q[47:32]} + {2'd0, ts_q[31:16]} + {2'd0, ts_q[15:0]};
         csum_s_q <= {1'b0, tsum_q} + {3'd0, tod_sec[31:16]} + {3'd0, tod_sec[15:0]} +
                     {3'd0, tod_usec[31:16]} + {3'd0, tod_usec[15:0]};
-        csum_f_q <= {1'b0, csum_s_q[15:0]} + {14'd0, csum_s_q[18:16]};
+        csum_f_q <= csum_a[16] ? csum_b : csum_a[15:0];
         tod_d_q  <= {tod_d_q[0], tod_valid};
         if (tod_valid) begin
             sr_q[143:16] <= {tod_sec, tod_usec, ts_q};
@@ -419,6 +495,7 @@ module fp_eth_mac_1g_tx (
         // ---- pause (after the byte step, so a new pause wins over the count down) ----
         if (pause_valid) begin
             pause_q <= {pause_quanta, 6'd0};
+            pz_q    <= pause_quanta == 16'd0;
         end
 
         // ---- counters: the events are registered first, the adders run in the next cycle ----
@@ -427,7 +504,7 @@ module fp_eth_mac_1g_tx (
         ev_user_q   <= user_bad_q;
         ev_under_q  <= underrun;
         ev_tsbad_q  <= ts_bad;
-        ev_paused_q <= state_q == S_IDLE && ifg_q == 8'd0 && pause_q != 22'd0;
+        ev_paused_q <= state_q == S_IDLE && ifz_q && !pz_q;
         if (ev_done_q) begin
             stat_tx_frames  <= stat_tx_frames + 32'd1;
             stat_tx_bytes   <= stat_tx_bytes + {47'd0, ev_bytes_q};
@@ -449,21 +526,31 @@ module fp_eth_mac_1g_tx (
             hi_q                  <= 4'h0;
             sfd_hi_q              <= 1'b0;
             sfd_q                 <= 1'b0;
+            sfd_due_q             <= 1'b0;
             cnt_q                 <= 16'd0;
             fcs_i_q               <= 2'd0;
             crc_q                 <= 32'hFFFFFFFF;
             ifg_q                 <= 8'd0;
             pause_q               <= 22'd0;
+            ifz_q                 <= 1'b1;
+            pz_q                  <= 1'b1;
             stomp_q               <= 1'b0;
             user_bad_q            <= 1'b0;
             ins_q                 <= 1'b0;
-            dist_q                <= 18'd0;
+            rw1_q                 <= 1'b0;
+            rbeg1_q               <= 1'b0;
+            rlast_q               <= 1'b0;
+            dm_q                  <= 18'd0;
+            nrel_q                <= 3'd0;
+            pw_q                  <= 1'b0;
+            pb_q                  <= 1'b0;
+            pf_q                  <= 1'b0;
             le52_q                <= 1'b0;
             ts_q                  <= 64'd0;
             discard_q             <= 1'b0;
             first_q               <= 1'b0;
-            win_q                 <= 1'b0;
-            wrel_q                <= 3'd0;
+            st_q                  <= 1'b0;
+            stb_q                 <= 8'd0;
             fits_q                <= 1'b0;
             begun_q               <= 1'b0;
             m1_q                  <= 1'b0;

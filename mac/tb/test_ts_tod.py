@@ -1,5 +1,6 @@
 """fp_ts_tod: fp_time -> (tv_sec, tv_usec) against fastpath.ptrain.frame.pktgen_time, the Python
-reference the tester's frames are checked with.
+reference the tester's frames are checked with, in both variants (USE_DSP = 0: carry-save adders in
+the fabric; 1: the ECP5/7-series multipliers).
 
 One input per cycle (with random idle cycles), checked cycle by cycle: out_valid exactly LATENCY
 cycles after in_valid with that input's result, the outputs held while no result arrives. Inputs:
@@ -78,5 +79,6 @@ async def conversions(dut):
     assert checked == len(inputs)
 
 
-def test_ts_tod():
-    runner.run("fp_ts_tod", __name__)
+@pytest.mark.parametrize("use_dsp", [0, 1])
+def test_ts_tod(use_dsp):
+    runner.run("fp_ts_tod", __name__, {"USE_DSP": use_dsp})
