@@ -455,8 +455,10 @@ def traffic(r: random.Random, per_stream: int, extra: int, bad_p: float = 0.04):
     r.shuffle(others)
     items.append(others)
     out = []
+    tracked = []      # indices of tester frames: a bad FCS on one of them is the "bad_fcs" outcome
     for it in interleave(r, items):
         if it[0] == "t":
+            tracked.append(len(out))
             _, s, (seq, train, index, tl), hdr = it
             d = tframe(r, hdr, seq, train, index, tl, s)
         elif it[0] == "f":
@@ -466,6 +468,9 @@ def traffic(r: random.Random, per_stream: int, extra: int, bad_p: float = 0.04):
         else:
             d = malformed(r, tframe(r, it[1], r.getrandbits(32), 1, 0, 2, 12), it[2])
         out.append((d, r.random() < bad_p))
+    if bad_p and tracked and not any(out[i][1] for i in tracked):
+        i = r.choice(tracked)        # at least one, whatever the draws (the runs check coverage)
+        out[i] = (out[i][0], True)
     return out
 
 
