@@ -89,7 +89,7 @@ def _mpls(widths: list[int], quick: bool) -> dict:
             n = {64: 200, 1518: 40, 9000: 12}[size] // (2 if quick else 1)
             progress(f"SR-MPLS push, {w} bits, {size}-byte frames x {n}")
             f = _frame(size).hex()
-            r = run_job({"kind": "bench", "program": str(prog), "commands": MPLS_CMDS, "frames": [f] * n,
+            r = run_job({"kind": "bench", "program": str(prog), "commands": MPLS_CMDS, "frames": [f], "repeat": n,
                          "port": 0}, hw)
             x = _rate(r)
             x["latency_first_packet_cycles"] = r["out_first"][0] - r["in_first"][0]

@@ -11,8 +11,9 @@ The job comes in $FASTPATH_BENCH (JSON) and the results go to $FASTPATH_BENCH_OU
   (`pipeline_load.deliver`), is what `expect` checks. Out: the report's checks.
 - `{"kind": "run", "program": PATH, "commands": TEXT, "frames": [HEX], "port": N}`: the packets
   one at a time; out: per packet the (port, hex) outputs and the TCAM rows written.
-- `{"kind": "bench", "program": PATH, "commands": TEXT, "frames": [HEX], "port": N}`: the packets
-  back to back with no backpressure; with `"random": {"seed": S, "count": N}` instead of frames,
+- `{"kind": "bench", "program": PATH, "commands": TEXT, "frames": [HEX], "repeat": R, "port": N}`:
+  the packets (the list R times: the job travels in an environment variable, which holds at
+  most 128 KiB) back to back with no backpressure; with `"random": {"seed": S, "count": N}` instead of frames,
   random entries and packets (fastpath.p4.pipeline_sim.make_entries / make_packet). Out: the
   cycles of every input and output frame (first and last beat), the bytes out, and how many
   packets' outputs differ from the reference interpreter's (`mismatches`).
@@ -123,6 +124,7 @@ async def _run(cfg_job: dict, hw: PL.PipelineHW, drv: Driver, mi, mo, result: di
                     for _ in range(cfg_job["random"]["count"])]
         else:
             pkts = [(cfg_job.get("port", 0), bytes.fromhex(hx)) for hx in cfg_job["frames"]]
+            pkts *= cfg_job.get("repeat", 1)
         i0 = len(mi.frames)
         frames = await drv.exchange(pkts, quiet=400)
         result["mismatches"] = _mismatches(plan, store, pkts, frames)
