@@ -287,6 +287,19 @@ class Config:
         raise KeyError(f"{inst}.{fname}")
 
 
+def lower_expr(e, ops: list, temps: list):
+    """An expression tree -> ops appended to `ops`, each writing a new temporary (`["tmp", n]`,
+    added to `temps`); returns the operand holding the value (the expression itself for a leaf).
+    Used by the compiler for actions and by the pipeline's loader for conditions."""
+    if e[0] != "op":
+        return e
+    args = [lower_expr(a, ops, temps) for a in e[2:]]
+    t = ["tmp", len(temps)]
+    temps.append(t)
+    ops.append(Op(e[1], t, args))
+    return t
+
+
 # ---------------------------------------------------------------------------------------------
 # The compiler
 
@@ -547,7 +560,7 @@ class _Compiler:
         if e[0] != "op":
             ops.append(Op("set", dst, [e]))
             return
-        args = [self.lower(a, ops, temps) for a in e[2:]]
+        args = [lower_expr(a, ops, temps) for a in e[2:]]
         op = Op(e[1], dst, args)
         # x + (2^w - k) into a w-bit field is x - k; the TTL decrement is dec
         if w and op.op == "add" and args[1][0] == "const" and (1 << (w - 1)) <= args[1][1] < (1 << w):
@@ -557,14 +570,6 @@ class _Compiler:
             op = Op("dec", dst, [args[0]])
         ops.append(op)
 
-    def lower(self, e, ops: list, temps: list):
-        if e[0] != "op":
-            return e
-        args = [self.lower(a, ops, temps) for a in e[2:]]
-        t = ["tmp", len(temps)]
-        temps.append(t)
-        ops.append(Op(e[1], t, args))
-        return t
 
     # --- primitives ---------------------------------------------------------------------------
     def primitive(self, p: dict, where: str, ops: list, temps: list, ctx: str = "action"):

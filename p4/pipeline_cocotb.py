@@ -35,24 +35,17 @@ from . import pipeline_load as PL
 from . import stf as STF
 from .compiler import compile_file
 from .interp import Interpreter
-from .pipeline_sim import Driver, Pool, make_entries, make_packet
+from .pipeline_sim import Driver, Pool, make_entries, make_packet, pair_frames
 from .action_load import LoadError
 from .runtime import CommandError, Runtime, TableStore
 
 
 def _mismatches(plan: PL.Plan, store: TableStore, pkts, frames) -> int:
-    """Packets whose outputs differ from the reference interpreter's (frames in order)."""
+    """Packets whose outputs differ from the reference interpreter's, and frames left over."""
     it = Interpreter(plan.cfg, store)
-    k = bad = 0
-    for port, data in pkts:
-        want = it.process(data, port).outputs
-        got = []
-        if k < len(frames):
-            cand = PL.deliver(plan, store, frames[k].last("tdest"), frames[k].data, port)
-            if want or cand == []:
-                got, k = cand, k + 1
-        bad += got != want
-    return bad + (len(frames) - k)
+    wants = [it.process(data, port).outputs for port, data in pkts]
+    got, extra = pair_frames(plan, store, pkts, wants, frames)
+    return sum(g != w for g, w in zip(got, wants)) + extra
 
 
 def _snapshot(store: TableStore):

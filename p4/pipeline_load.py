@@ -36,7 +36,8 @@ from dataclasses import dataclass, field, replace
 from itertools import product
 
 from .action_load import ActionHW, ActionImage, DeparserHW, DeparserImage, LoadError, load_actions, load_deparser
-from .compiler import DROP_PORT, Action, Config, Field, HeaderType, Instance, Op, Table
+from .compiler import DROP_PORT, Action, Config, Field, HeaderType, Instance, Op, Table, lower_expr
+from .hash_load import levels
 from .parser_load import Geometry, ParserLoadError
 from .parser_load import load as load_parser
 from .runtime import TableStore, range_to_prefixes
@@ -46,6 +47,15 @@ SYS_PORT, SYS_ERR, SYS_OFF, SYS_EGRESS, SYS_MCAST, SYS_FLAGS = 0, 16, 48, 64, 80
 GATE_BITS = 128   # fp_p4_pipeline's stages: gates in the PHV's 128 least significant bits
 HASH_EXTRA = 1    # fp_p4_hash: key_valid to result_valid is LATENCY + HASH_EXTRA in the stage (measured)
 STAGE_CFG_GATE, STAGE_CFG_DEFAULT, STAGE_CFG_SLOT, STAGE_CFG_DATA = 0, 1, 2, 64
+
+
+def tcam_latency(key_width: int, entries: int, cmp_chunk: int = 4, and_radix: int = 4, enc_radix: int = 4,
+                 blocks: int = 1) -> int:
+    """fp_p4_tcam's LATENCY (p4/docs/tcam.md): the compare stage and the AND tree over the key's
+    chunks, the priority tree over the entries, the output register; with blocks > 1,
+    fp_p4_tcam_cascade's: one merge level per doubling."""
+    return (1 + levels(-(-key_width // cmp_chunk), and_radix) + levels(entries, enc_radix) + 1
+            + levels(blocks, 2))
 
 
 @dataclass(frozen=True)
@@ -102,15 +112,8 @@ class PipelineHW:
                           HDRS=self.HDRS, CSUMS=self.CSUMS)
 
     def tcam_latency(self) -> int:
-        """fp_p4_tcam_cascade's LATENCY with the default CMP_CHUNK, AND_RADIX and ENC_RADIX (4):
-        the compare stage and the AND tree over the key's 4-bit chunks, the priority tree over a
-        block's entries, the output register, and the merge tree (p4/docs/tcam.md)."""
-        def levels(n: int, radix: int = 4) -> int:
-            k = 0
-            while n > 1:
-                n, k = -(-n // radix), k + 1
-            return k
-        return 1 + levels(-(-self.key_width // 4)) + levels(self.BLOCK_ENTRIES) + 1 + (self.BLOCKS - 1).bit_length()
+        """The stage's fp_p4_tcam_cascade's LATENCY (CMP_CHUNK, AND_RADIX, ENC_RADIX at their 4)."""
+        return tcam_latency(self.key_width, self.BLOCK_ENTRIES, blocks=self.BLOCKS)
 
     def hash_latency(self) -> int:
         """fp_p4_hash's LATENCY for this key width (p4/docs/hash.md)."""
@@ -192,6 +195,15 @@ class Plan:
         aid, data = ts.default
         return st.aids[(aid, False)], list(data)
 
+    def pack_key(self, stage: Stage, values: list[int]) -> int:
+        """Per key field values -> the stage's key: each slot its field's piece, slot 0 the most
+        significant (fp_p4_stage's key register)."""
+        key = 0
+        for i, sl in enumerate(stage.slots):
+            pos = self.hw.key_width - self.hw.SLOT_BITS * (i + 1)
+            key |= ((values[sl.key_field] >> sl.shift) & ((1 << sl.width) - 1)) << pos
+        return key
+
     def tcam_rows(self, store: TableStore, stage: Stage) -> list[tuple[int, int, int]]:
         """The TCAM rows (value, mask, action word) of a table stage, in match order."""
         t = stage.table
@@ -224,14 +236,8 @@ class Plan:
                 else:   # range
                     per_field.append([(v, m & smask) for v, m in range_to_prefixes(k[1], k[2], w)])
             for combo in product(*per_field):
-                value = mask = 0
-                for sl in stage.slots:
-                    v, m = combo[sl.key_field]
-                    pos = self.hw.key_width - self.hw.SLOT_BITS * (stage.slots.index(sl) + 1)
-                    smk = (1 << sl.width) - 1
-                    value |= ((v >> sl.shift) & smk) << pos
-                    mask |= ((m >> sl.shift) & smk) << pos
-                rows.append((value & mask, mask, word))
+                mask = self.pack_key(stage, [m for _, m in combo])
+                rows.append((self.pack_key(stage, [v for v, _ in combo]) & mask, mask, word))
         if len(rows) > self.hw.rows:
             raise LoadError(f'table "{t.name}": {len(rows)} TCAM rows, the stage has {self.hw.rows} '
                             f"(BLOCKS * BLOCK_ENTRIES)")
@@ -251,10 +257,7 @@ class Plan:
         for e in sorted(store.tables[t.name].entries.values(), key=lambda e: e.handle):
             aid = stage.aids[(e.action, True)]
             word = aid << self.hw.DATA_BITS | stage.image.pack_data(aid, e.data)
-            key = 0
-            for sl_i, sl in enumerate(stage.slots):
-                pos = self.hw.key_width - self.hw.SLOT_BITS * (sl_i + 1)
-                key |= ((e.key[sl.key_field][1] >> sl.shift) & ((1 << sl.width) - 1)) << pos
+            key = self.pack_key(stage, [k[1] for k in e.key])
             try:
                 img.insert(key, word)
             except HashFull:
@@ -311,16 +314,6 @@ def _rename(x, alias: dict):
             return ["field", SYS, alias[(x[1], x[2])]]
         return [_rename(y, alias) for y in x]
     return x
-
-
-def _lower(e, ops: list, temps: list):
-    if not (isinstance(e, list) and e and e[0] == "op"):
-        return e
-    args = [_lower(a, ops, temps) for a in e[2:]]
-    t = ["tmp", len(temps)]
-    temps.append(t)
-    ops.append(Op(e[1], t, args))
-    return t
 
 
 def flow_config(cfg: Config, hw: PipelineHW) -> tuple[Config, dict, dict, int]:
@@ -462,7 +455,7 @@ def _stage_actions(flow: Config, flags: dict, node_pipe: dict, kind: str, obj, w
     if kind == "conditional":
         c = obj
         ops, temps = [], []
-        v = _lower(c.expr, ops, temps)
+        v = lower_expr(c.expr, ops, temps)
         if c.true_next is not None:
             ops.append(Op("set", _flag(flags, c.true_next), [v]))
         if c.false_next is not None:

@@ -109,6 +109,22 @@ class Driver:
         return self.mo.frames[n0:]
 
 
+def pair_frames(plan: PL.Plan, store: TableStore, pkts: list[tuple[int, bytes]], wants: list, frames: list):
+    """The frames out (in order) matched to the packets in: per packet what the traffic manager
+    (`pipeline_load.deliver`) makes of its frame, [] when it left none; and how many frames are
+    left over. A packet the reference sends nowhere may still have left a frame that delivers
+    nothing (a multicast group without ports): it takes that frame."""
+    got, k = [], 0
+    for (port, data), want in zip(pkts, wants):
+        g = []
+        if k < len(frames):
+            cand = PL.deliver(plan, store, frames[k].last("tdest"), frames[k].data, port)
+            if want or cand == []:
+                g, k = cand, k + 1
+        got.append(g)
+    return got, len(frames) - k
+
+
 # ---- traffic and entries that exercise a program -------------------------------------------
 
 class Pool:

@@ -100,27 +100,7 @@ module fp_p4_deparser #(
 );
 
     // ---- geometry -------------------------------------------------------------------------
-    function integer f_count(input integer n, input integer r, input integer level);
-        integer k;
-        begin
-            f_count = n;
-            for (k = 0; k < level; k = k + 1) begin
-                f_count = (f_count + r - 1) / r;
-            end
-        end
-    endfunction
-
-    function integer f_levels(input integer n, input integer r);
-        integer k;
-        begin
-            f_levels = 0;
-            for (k = 0; k < 16; k = k + 1) begin
-                if (f_count(n, r, k) > 1) begin
-                    f_levels = k + 1;
-                end
-            end
-        end
-    endfunction
+    `include "fp_p4_tree.vh"
 
     function integer f_max(input integer a, input integer b);
         begin

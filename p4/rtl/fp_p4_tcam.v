@@ -97,40 +97,7 @@ module fp_p4_tcam #(
     // Two reduction trees, every level a register: per entry, the AND of its NCHUNK chunk results
     // (radix AND_RADIX); over the entries, the priority encoder (radix ENC_RADIX).
 
-    // nodes of level l of a radix-r tree over n leaves: ceil(n / r^l); level 0 = the leaves
-    function integer f_count(input integer n, input integer r, input integer level);
-        integer k;
-        begin
-            f_count = n;
-            for (k = 0; k < level; k = k + 1) begin
-                f_count = (f_count + r - 1) / r;
-            end
-        end
-    endfunction
-
-    // levels above the leaves, down to one node
-    function integer f_levels(input integer n, input integer r);
-        integer k;
-        begin
-            f_levels = 0;
-            for (k = 0; k < 16; k = k + 1) begin
-                if (f_count(n, r, k) > 1) begin
-                    f_levels = k + 1;
-                end
-            end
-        end
-    endfunction
-
-    // position of level l's first node in a tree's flat vectors
-    function integer f_offset(input integer n, input integer r, input integer level);
-        integer k;
-        begin
-            f_offset = 0;
-            for (k = 0; k < level; k = k + 1) begin
-                f_offset = f_offset + f_count(n, r, k);
-            end
-        end
-    endfunction
+    `include "fp_p4_tree.vh"
 
     localparam NCHUNK     = (KEY_WIDTH + CMP_CHUNK - 1) / CMP_CHUNK;
     localparam AND_LEVELS = f_levels(NCHUNK, AND_RADIX);

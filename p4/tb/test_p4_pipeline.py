@@ -28,7 +28,7 @@ from fastpath.p4 import compiler
 from fastpath.p4 import pipeline_load as PL
 from fastpath.p4 import samples as S
 from fastpath.p4.interp import Interpreter
-from fastpath.p4.pipeline_sim import SIM_HW, Driver, Pool, make_entries, make_packet
+from fastpath.p4.pipeline_sim import SIM_HW, Driver, Pool, make_entries, make_packet, pair_frames
 from fastpath.p4.runtime import TableStore
 from fastpath.sim import runner
 from fastpath.sim.axis import AxisHarness
@@ -82,18 +82,11 @@ class Bench:
         """Send packets; check every one's outputs against the interpreter's."""
         want = [it.process(data, port).outputs for port, data in pkts]
         frames = await self.drv.exchange(pkts)
-        k = 0
-        for (port, data), w in zip(pkts, want):
-            if w:
-                assert k < len(frames), f"packet {data.hex()} from port {port}: no frame out, want {w}"
-                f = frames[k]
-                k += 1
-                got = PL.deliver(plan, store, f.last("tdest"), f.data, port)
-                assert got == w, (f"packet from port {port}:\n {data.hex()}\n got  {[(p, x.hex()) for p, x in got]}"
-                                  f"\n want {[(p, x.hex()) for p, x in w]}")
-            elif k < len(frames) and PL.deliver(plan, store, frames[k].last("tdest"), frames[k].data, port) == []:
-                k += 1
-        assert k == len(frames), f"{len(frames) - k} frames out that the interpreter does not send"
+        got, extra = pair_frames(plan, store, pkts, want, frames)
+        for (port, data), g, w in zip(pkts, got, want):
+            assert g == w, (f"packet from port {port}:\n {data.hex()}\n got  {[(p, x.hex()) for p, x in g]}"
+                            f"\n want {[(p, x.hex()) for p, x in w]}")
+        assert extra == 0, f"{extra} frames out that the interpreter does not send"
         return len(frames)
 
 

@@ -79,21 +79,10 @@ def pipeline_hw(p: dict) -> PL.PipelineHW:
     return PL.PipelineHW(**{k: v for k, v in p.items() if k in HW_FIELDS})
 
 
-def levels(n: int, radix: int) -> int:
-    """Register levels of a radix-`radix` tree reducing n leaves to one."""
-    count = 0
-    while n > 1:
-        n = -(-n // radix)
-        count += 1
-    return count
-
-
 def tcam_latency(p: dict) -> int:
     """fp_p4_tcam_cascade's LATENCY as p4/docs/tcam.md states it (CMP_CHUNK, AND_RADIX and
-    ENC_RADIX at their defaults, 4): compare stages, encoder stages, the action read; one merge
-    level per doubling of BLOCKS."""
-    kw = p["SLOTS"] * p["SLOT_BITS"]
-    return 1 + levels(-(-kw // 4), 4) + levels(p["BLOCK_ENTRIES"], 4) + 1 + levels(p["BLOCKS"], 2)
+    ENC_RADIX at their defaults, 4)."""
+    return PL.tcam_latency(p["SLOTS"] * p["SLOT_BITS"], p["BLOCK_ENTRIES"], blocks=p["BLOCKS"])
 
 
 def stage_latency(p: dict) -> int:

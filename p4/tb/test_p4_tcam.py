@@ -22,33 +22,19 @@ import cocotb
 import pytest
 from cocotb.triggers import FallingEdge, ReadOnly, RisingEdge
 
+from fastpath.p4.pipeline_load import tcam_latency
 from fastpath.sim import runner
 from fastpath.sim.tb import high, params, rng, start
 
 
 # ---- geometry ------------------------------------------------------------------------------
 
-def levels(n: int, radix: int) -> int:
-    """Register levels of a radix-`radix` tree reducing n leaves to one."""
-    count = 0
-    while n > 1:
-        n = -(-n // radix)
-        count += 1
-    return count
-
-
-def tcam_latency(key_width: int, entries: int, cmp_chunk: int, and_radix: int, enc_radix: int) -> int:
-    """fp_p4_tcam's LATENCY: compare (1 stage and the AND tree over the chunks), the priority
-    tree, the action read / output register."""
-    return 1 + levels(-(-key_width // cmp_chunk), and_radix) + levels(entries, enc_radix) + 1
-
-
 def geometry(p: dict) -> tuple[int, int, int]:
     """(entries, index width, latency) of fp_p4_tcam or fp_p4_tcam_cascade from its parameters."""
     if "BLOCKS" in p:
         entries = p["BLOCKS"] * p["BLOCK_ENTRIES"]
         lat = tcam_latency(p["KEY_WIDTH"], p["BLOCK_ENTRIES"], p["CMP_CHUNK"], p["AND_RADIX"],
-                           p["ENC_RADIX"]) + levels(p["BLOCKS"], 2)
+                           p["ENC_RADIX"], blocks=p["BLOCKS"])
     else:
         entries = p["ENTRIES"]
         lat = tcam_latency(p["KEY_WIDTH"], entries, p["CMP_CHUNK"], p["AND_RADIX"], p["ENC_RADIX"])
