@@ -182,7 +182,7 @@ def _reg_logic(rm: RegMap, r: Register, index: str | None, ind: str) -> list[str
         L.append(f"{ind}always @(posedge clk) begin")
         L.append(f"{ind}    if (rst) begin")
         L.append(f"{ind}        {q} <= 32'd0;")
-        L.append(f"{ind}    end else if (bus_rd_en && bus_rd_byte == {_addr(rm, r, 0, index)}) begin")
+        L.append(f"{ind}    end else if (bus_rd_en && {_sel(rm, r, 0, index)}) begin")
         L.append(f"{ind}        {q} <= {_read_expr(r, 1, index, from_inputs=True)};")
         L.append(f"{ind}    end")
         L.append(f"{ind}end")
@@ -205,6 +205,44 @@ def _read_groups(rm: RegMap) -> list[tuple]:
         for lo in range(0, a.count, step):
             groups.append(("entries", a, lo, min(a.count, lo + step)))
     return groups or [("words", [])]
+
+
+def _sel_layout(rm: RegMap) -> tuple[dict, dict, int]:
+    """The read decode's select bits (one per mapped word, registered when a read starts):
+    {(register name, word): bit} for scalar words, {array name: first bit} for arrays (entry i,
+    word j of the entry at first + i * words_per_entry + j), and the number of bits. Scalar words
+    come first in read-group order, then each array's entries, so every group's bits are
+    contiguous."""
+    scalar, arrays, n = {}, {}, 0
+    for r in rm.registers:
+        if r.array is None:
+            for w in range(r.words):
+                scalar[(r.name, w)] = n
+                n += 1
+    for a in rm.arrays:
+        per = sum(r.words for r in a.registers)
+        arrays[a.name] = n
+        n += a.count * per
+    return scalar, arrays, n
+
+
+def _sel_bit(rm: RegMap, r: Register, word: int, index: str | None) -> str:
+    """The index (a number, or an expression in the entry variable) of a word's select bit."""
+    scalar, arrays, _ = _sel_layout(rm)
+    if r.array is None:
+        return str(scalar[(r.name, word)])
+    a = r.array
+    per = sum(x.words for x in a.registers)
+    j = 0
+    for x in a.registers:
+        if x.name == r.name:
+            break
+        j += x.words
+    return f"{arrays[a.name]} + {index} * {per} + {j + word}"
+
+
+def _sel(rm: RegMap, r: Register, word: int, index: str | None) -> str:
+    return f"bus_rd_sel_q[{_sel_bit(rm, r, word, index)}]"
 
 
 def ports(rm: RegMap) -> list[tuple[str, int, str]]:
@@ -282,6 +320,7 @@ _SLAVE_PINS = [
     "s_axil_rready",
     ("reg_wr_en", "bus_wr_en"), ("reg_wr_addr", "bus_wr_addr"), ("reg_wr_data", "bus_wr_data"),
     ("reg_wr_strb", "bus_wr_strb"), ("reg_wr_hit", "bus_wr_hit"),
+    ("reg_rd_start", "bus_rd_start"), ("reg_rd_start_addr", "bus_rd_start_addr"),
     ("reg_rd_en", "bus_rd_en"), ("reg_rd_addr", "bus_rd_addr"), ("reg_rd_data", "bus_rd_grp"),
     ("reg_rd_hit", "bus_rd_ghit"),
 ]
@@ -300,8 +339,9 @@ def render_verilog(rm: RegMap) -> str:
         "//",
         f"// The bus protocol is the shared slave lib/rtl/{SLAVE}.v (instance bus_axil); this module",
         "// adds what the description decides: the address decode, the registers and a port per field.",
-        f"// Reads are decoded into {ng} group{'s' if ng > 1 else ''} of up to {READ_GROUP_WORDS} words, "
-        "the first stage of the slave's read.",
+        "// A read's address is decoded into a select bit per word when the read starts (stage 0),",
+        f"// and the words are ORed into {ng} group{'s' if ng > 1 else ''} of up to {READ_GROUP_WORDS} words "
+        "when it is served (stage 1).",
         "//",
         f"// Registers (byte offset, access, width, name; {rm.size} bytes, {system(rm)}/docs/regs/{rm.name}.md):",
         *_summary_rows(rm),
@@ -341,19 +381,21 @@ def render_verilog(rm: RegMap) -> str:
     pw = max(len(p) for p, _ in pins)
     L += [
         f"    // ---- Bus: {SLAVE} takes AW/W/AR into holding registers and answers B and R. A write",
-        "    // commits in the cycle bus_wr_en is high (bus_wr_hit: the word is mapped); a read is served",
-        "    // in the cycle bus_rd_en is high: the slave registers the groups below (stage 1) and ORs",
-        "    // them into its R register (stage 2). Each group's register is placed beside the group's",
-        "    // sources, so no wide OR tree converges on one spot. bus_*_addr are word addresses.",
-        _d("wire", "", "bus_wr_en, bus_rd_en;"),
-        _d("wire", f"[{aw - 3}:0]", "bus_wr_addr, bus_rd_addr;"),
+        "    // commits in the cycle bus_wr_en is high (bus_wr_hit: the word is mapped). A read starts",
+        "    // in the cycle bus_rd_start is high: its address is decoded into the select bits below",
+        "    // (stage 0); it is served in the cycle bus_rd_en is high: the slave registers the groups",
+        "    // (stage 1) and ORs them into its R register (stage 2). No comparator is between the",
+        "    // address and the data, and each group's register is placed beside the group's sources,",
+        "    // so no wide OR tree converges on one spot. bus_*_addr are word addresses.",
+        _d("wire", "", "bus_wr_en, bus_rd_start, bus_rd_en;"),
+        _d("wire", f"[{aw - 3}:0]", "bus_wr_addr, bus_rd_start_addr, bus_rd_addr;"),
         _d("wire", "[31:0]", "bus_wr_data;"),
         _d("wire", "[3:0]", "bus_wr_strb;"),
         _d("reg", "", "bus_wr_hit;"),
         _d("reg", f"[{ng * 32 - 1}:0]", "bus_rd_grp;"),
         _d("reg", f"[{ng - 1}:0]" if ng > 1 else "", "bus_rd_ghit;"),
         _d("wire", "[31:0]", f"bus_wr_byte = {_byte_addr('bus_wr_addr', aw)};"),
-        _d("wire", "[31:0]", f"bus_rd_byte = {_byte_addr('bus_rd_addr', aw)};"),
+        _d("wire", "[31:0]", f"bus_rd_start_byte = {_byte_addr('bus_rd_start_addr', aw)};"),
         "",
         f"    {SLAVE} #(",
         f"        .ADDR_WIDTH({aw}),",
@@ -389,7 +431,8 @@ def render_verilog(rm: RegMap) -> str:
     L += D
 
     used = "\n".join(D)
-    unused = [s for s in ("bus_wr_en", "bus_wr_data", "bus_wr_strb", "bus_wr_byte", "bus_rd_en", "bus_rd_byte")
+    unused = [s for s in ("bus_wr_en", "bus_wr_data", "bus_wr_strb", "bus_wr_byte", "bus_rd_start",
+                          "bus_rd_en", "bus_rd_start_byte", "bus_rd_addr")
               if not re.search(rf"\b{s}\b", used)]
     if unused:
         L += ["", "    // Bus signals this map has no use for.",
@@ -399,12 +442,34 @@ def render_verilog(rm: RegMap) -> str:
 
 
 def _decode(rm: RegMap, groups: list[tuple]) -> list[str]:
-    """The read data of every group (stage 1's inputs) and the write hit, from the address."""
+    """The read decode (stage 0: a select bit per word), the read data of every group (stage 1's
+    inputs: an AND-OR of the words with their select bits) and the write hit."""
     ng = len(groups)
-    L = ["", "    // ---- Read data (stage 1: one OR per group of words) and address decode"]
+    scalar, arrays, nsel = _sel_layout(rm)
+    L = ["", "    // ---- Read decode (stage 0): one select bit per mapped word, set when a read of that word",
+         "    // starts; the addresses are distinct, so at most one bit is set."]
     if rm.arrays:
         L.append("    integer bus_rd_k, bus_wr_k;")
-    L += ["    always @* begin", f"        bus_rd_grp  = {ng * 32}'d0;", f"        bus_rd_ghit = {ng}'d0;"]
+    if nsel:
+        L += [_d("reg", f"[{nsel - 1}:0]" if nsel > 1 else "", "bus_rd_sel_q;"),
+              "    always @(posedge clk) begin", "        if (bus_rd_start) begin"]
+        for r in rm.registers:
+            if r.array is None:
+                for w in range(r.words):
+                    L.append(f"            {_sel(rm, r, w, None)} <= bus_rd_start_byte == {_addr(rm, r, w, None)};")
+        for a in rm.arrays:
+            if not any(r.words for r in a.registers):
+                continue
+            L.append(f"            for (bus_rd_k = 0; bus_rd_k < {a.count}; bus_rd_k = bus_rd_k + 1) begin")
+            for r in a.registers:
+                for w in range(r.words):
+                    L.append(f"                {_sel(rm, r, w, 'bus_rd_k')} <= "
+                             f"bus_rd_start_byte == {_addr(rm, r, w, 'bus_rd_k')};")
+            L.append("            end")
+        L += ["        end", "    end"]
+    L += ["", "    // ---- Read data (stage 1's inputs): per group, the OR of its words ANDed with their select",
+          "    // bits (a balanced tree of a few LUT levels, no comparator), and the group's hit bit",
+          "    always @* begin", f"        bus_rd_grp  = {ng * 32}'d0;", f"        bus_rd_ghit = {ng}'d0;"]
 
     def gsl(g):
         return f"bus_rd_grp[{32 * g + 31}:{32 * g}]"
@@ -412,29 +477,29 @@ def _decode(rm: RegMap, groups: list[tuple]) -> list[str]:
     def hsl(g):
         return f"bus_rd_ghit[{g}]" if ng > 1 else "bus_rd_ghit"
 
+    def bits(lo, hi):
+        return f"bus_rd_sel_q[{lo}]" if hi == lo + 1 else f"|bus_rd_sel_q[{hi - 1}:{lo}]"
+
     scal = [(g, r, w) for g, grp in enumerate(groups) if grp[0] == "words" for r, w in grp[1]]
-    if scal:
-        L.append("        case (bus_rd_byte)")
-        for g, r, w in scal:
-            L.append(f"            {_addr(rm, r, w, None)}: begin {hsl(g)} = 1'b1; "
-                     f"{gsl(g)} = {_read_expr(r, w, None)}; end")
-        L += ["            default: ;", "        endcase"]
-    if rm.arrays:
-        # Array words are OR-ed in, not selected by `if`: the addresses are distinct, so at most
-        # one term is non-zero, and an OR (unlike a chain of priority muxes, one per word)
-        # synthesizes as a balanced tree: a few LUT levels instead of one per word.
-        L.append("        // array words: at most one address matches; OR (a balanced tree), not if-chains")
     for g, grp in enumerate(groups):
-        if grp[0] != "entries":
-            continue
-        _, a, lo, hi = grp
-        L.append(f"        for (bus_rd_k = {lo}; bus_rd_k < {hi}; bus_rd_k = bus_rd_k + 1) begin")
-        for r in a.registers:
-            for w in range(r.words):
-                m = f"(bus_rd_byte == {_addr(rm, r, w, 'bus_rd_k')})"
-                L.append(f"            {hsl(g)} = {hsl(g)} | {m};")
-                L.append(f"            {gsl(g)} = {gsl(g)} | ({{32{{{m}}}}} & {_read_expr(r, w, 'bus_rd_k')});")
-        L.append("        end")
+        if grp[0] == "words":
+            if not grp[1]:
+                continue
+            idx = [scalar[(r.name, w)] for r, w in grp[1]]
+            L.append(f"        {hsl(g)} = {bits(min(idx), max(idx) + 1)};")
+            for r, w in grp[1]:
+                L.append(f"        {gsl(g)} = {gsl(g)} | ({{32{{{_sel(rm, r, w, None)}}}}} & {_read_expr(r, w, None)});")
+        else:
+            _, a, lo, hi = grp
+            per = sum(r.words for r in a.registers)
+            base = arrays[a.name]
+            L.append(f"        {hsl(g)} = {bits(base + lo * per, base + hi * per)};")
+            L.append(f"        for (bus_rd_k = {lo}; bus_rd_k < {hi}; bus_rd_k = bus_rd_k + 1) begin")
+            for r in a.registers:
+                for w in range(r.words):
+                    L.append(f"            {gsl(g)} = {gsl(g)} | ({{32{{{_sel(rm, r, w, 'bus_rd_k')}}}}} & "
+                             f"{_read_expr(r, w, 'bus_rd_k')});")
+            L.append("        end")
     L += ["    end", "", "    always @* begin", "        bus_wr_hit = 1'b0;"]
     if scal:
         L.append("        case (bus_wr_byte)")

@@ -1,27 +1,32 @@
 // fp_axil_slave: AXI4-Lite slave protocol in front of a register map's decode.
 //
 // Does the bus side of a register block: the AW and W holding registers, the B channel, the AR
-// holding register, a two-stage read path and the R channel. The register map (every generated
+// holding register, a three-stage read path and the R channel. The register map (every generated
 // fp_<name>_regs, or a hand-written block) supplies only the decode, through a register side:
 //
 //   Write: reg_wr_en is high for one cycle per write, the cycle it commits, with reg_wr_addr (the
 //     word address: byte address bits [ADDR_WIDTH-1:2]), reg_wr_data and reg_wr_strb; the map
 //     updates its registers at the clock edge that ends that cycle. reg_wr_hit (the word is
 //     mapped) is a combinational function of reg_wr_addr, sampled for bresp in the same cycle.
-//   Read: reg_rd_en is high for one cycle per read, the cycle it is served, with reg_rd_addr.
-//     The map returns, combinationally from reg_rd_addr, the word in READ_GROUPS 32-bit groups
-//     (reg_rd_data, group g at [32*g +: 32]) with a hit bit per group (reg_rd_hit): the group
-//     holding the word drives it and its hit bit; every other group drives 0 with its hit low.
-//     Stage 1 samples every group into a register of its own at the edge that ends the serve
-//     cycle; stage 2 ORs the groups into the R register. With no hit the data is ignored.
+//   Read, in three stages: reg_rd_start is high for one cycle per read, the cycle its address
+//     enters stage 0, with reg_rd_start_addr (combinational: the AR handshake's address, or
+//     the AR holding register's); a map registers its decode of that address there (one
+//     select bit per word, so no address comparator is in the data path). reg_rd_en is high
+//     for one cycle per read, the cycle it is served (stage 0 -> 1), with reg_rd_addr (stage
+//     0's register). In that cycle the map returns, combinationally from its stage-0 decode
+//     (or from reg_rd_addr), the word in READ_GROUPS 32-bit groups (reg_rd_data, group g at
+//     [32*g +: 32]) with a hit bit per group (reg_rd_hit): the group holding the word drives it
+//     and its hit bit; every other group drives 0 with its hit low. Stage 1 samples every
+//     group into a register of its own at the edge that ends the serve cycle; stage 2 ORs the
+//     groups into the R register. With no hit the data is ignored.
 //     (A map with many words spread over the chip ORs them in groups near their sources, so no
 //     single wide OR tree converges on one spot; see docs/registers.md.)
 //
-// Latency:    read 2 cycles: rvalid rises 2 cycles after the AR handshake when no earlier response
-//             is waiting, with the data sampled in the handshake cycle (the read is served:
-//             reg_rd_en). A read that finds stage 1 held by a read whose response cannot go out
-//             yet (R full, rready low) waits in the AR holding register and is served, and
-//             sampled, in the first cycle stage 1 frees.
+// Latency:    read 3 cycles: rvalid rises 3 cycles after the AR handshake when no earlier response
+//             is waiting, with the data sampled in the cycle after the handshake (the read is
+//             served: reg_rd_en). A read that finds stage 0 held by a read that cannot move on
+//             (stages 1 and R full, rready low) waits in the AR holding register and starts in
+//             the first cycle stage 0 frees.
 //             Write 1 cycle: reg_wr_en is high in the cycle of the later of the AW and W
 //             handshakes (either order, or together) once the previous response is taken (B
 //             free), and bvalid rises 1 cycle after it.
@@ -65,6 +70,8 @@ module fp_axil_slave #(
     output wire [31:0]               reg_wr_data,
     output wire [3:0]                reg_wr_strb,
     input  wire                      reg_wr_hit,
+    output wire                      reg_rd_start,
+    output wire [ADDR_WIDTH-3:0]     reg_rd_start_addr,
     output wire                      reg_rd_en,
     output wire [ADDR_WIDTH-3:0]     reg_rd_addr,
     input  wire [32*READ_GROUPS-1:0] reg_rd_data,
@@ -128,28 +135,32 @@ module fp_axil_slave #(
         end
     end
 
-    // ---- Read channel, two stages. A read is served (the map's groups sampled) when its address
-    // enters stage 1; stage 2 ORs the groups into the R register.
-    reg                      ar_held_q, p1_valid_q, r_valid_q;
-    reg [ADDR_WIDTH-1:0]     ar_addr_q;
+    // ---- Read channel, three stages. A read starts (the map registers its decode) when its
+    // address enters stage 0, is served (the map's groups sampled) when it enters stage 1, and
+    // stage 2 ORs the groups into the R register.
+    reg                      ar_held_q, p0_valid_q, p1_valid_q, r_valid_q;
+    reg [ADDR_WIDTH-1:0]     ar_addr_q, p0_addr_q;
     reg [32*READ_GROUPS-1:0] grp_q;
     reg [READ_GROUPS-1:0]    ghit_q;
     reg [31:0]               r_data_q;
     reg [1:0]                r_resp_q;
     reg [31:0]               p2_data;
 
-    wire                  rd_adv  = p1_valid_q && (!r_valid_q || s_axil_rready);
-    wire                  rd_en   = (ar_held_q || s_axil_arvalid) && (!p1_valid_q || rd_adv);
-    wire [ADDR_WIDTH-1:0] rd_addr = ar_held_q ? ar_addr_q : s_axil_araddr;
-    wire                  p2_hit  = |ghit_q;
+    wire                  rd_adv2  = p1_valid_q && (!r_valid_q || s_axil_rready);
+    wire                  rd_adv1  = p0_valid_q && (!p1_valid_q || rd_adv2);
+    wire                  rd_start = (ar_held_q || s_axil_arvalid) && (!p0_valid_q || rd_adv1);
+    wire [ADDR_WIDTH-1:0] rd_addr  = ar_held_q ? ar_addr_q : s_axil_araddr;
+    wire                  p2_hit   = |ghit_q;
 
     assign s_axil_arready = !ar_held_q;
     assign s_axil_rvalid  = r_valid_q;
     assign s_axil_rdata   = r_data_q;
     assign s_axil_rresp   = r_resp_q;
 
-    assign reg_rd_en   = rd_en;
-    assign reg_rd_addr = rd_addr[ADDR_WIDTH-1:2];
+    assign reg_rd_start      = rd_start;
+    assign reg_rd_start_addr = rd_addr[ADDR_WIDTH-1:2];
+    assign reg_rd_en         = rd_adv1;
+    assign reg_rd_addr       = p0_addr_q[ADDR_WIDTH-1:2];
 
     // stage 2: the groups' OR (only the addressed group is non-zero)
     integer g;
@@ -160,30 +171,34 @@ module fp_axil_slave #(
 
     always @(posedge clk) begin
         if (!ar_held_q) ar_addr_q <= s_axil_araddr;
-        if (rd_en) begin
+        if (rd_start) p0_addr_q <= rd_addr;
+        if (rd_adv1) begin
             grp_q  <= reg_rd_data;
             ghit_q <= reg_rd_hit;
         end
-        if (rd_adv) begin
+        if (rd_adv2) begin
             r_data_q <= p2_hit ? p2_data : 32'd0;
             r_resp_q <= p2_hit ? RESP_OKAY : RESP_SLVERR;
         end
         if (rst) begin
             ar_held_q  <= 1'b0;
+            p0_valid_q <= 1'b0;
             p1_valid_q <= 1'b0;
             r_valid_q  <= 1'b0;
         end else begin
-            if (rd_en) ar_held_q <= 1'b0;
+            if (rd_start) ar_held_q <= 1'b0;
             else if (s_axil_arvalid) ar_held_q <= 1'b1;
-            if (rd_en) p1_valid_q <= 1'b1;
-            else if (rd_adv) p1_valid_q <= 1'b0;
-            if (rd_adv) r_valid_q <= 1'b1;
+            if (rd_start) p0_valid_q <= 1'b1;
+            else if (rd_adv1) p0_valid_q <= 1'b0;
+            if (rd_adv1) p1_valid_q <= 1'b1;
+            else if (rd_adv2) p1_valid_q <= 1'b0;
+            if (rd_adv2) r_valid_q <= 1'b1;
             else if (s_axil_rready) r_valid_q <= 1'b0;
         end
     end
 
     // Address bits [1:0] select a byte within the word; accesses are whole words.
-    wire unused = &{1'b0, wr_addr[1:0], rd_addr[1:0]};
+    wire unused = &{1'b0, wr_addr[1:0], rd_addr[1:0], p0_addr_q[1:0]};
 
 endmodule
 

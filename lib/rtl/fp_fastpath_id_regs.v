@@ -6,7 +6,8 @@
 //
 // The bus protocol is the shared slave lib/rtl/fp_axil_slave.v (instance bus_axil); this module
 // adds what the description decides: the address decode, the registers and a port per field.
-// Reads are decoded into 1 group of up to 16 words, the first stage of the slave's read.
+// A read's address is decoded into a select bit per word when the read starts (stage 0),
+// and the words are ORed into 1 group of up to 16 words when it is served (stage 1).
 //
 // Registers (byte offset, access, width, name; 32 bytes, lib/docs/regs/fastpath_id.md):
 //   0x000  ro const 32  id
@@ -14,8 +15,8 @@
 //   0x008  rw       32  scratch
 //   0x010  ro       64  cycles
 //
-// Latency:    read 2 cycles: rvalid (with the data sampled at the AR handshake) rises
-//             2 cycles after the AR handshake when no earlier response is waiting.
+// Latency:    read 3 cycles: rvalid (with the data sampled at the AR handshake) rises
+//             3 cycles after the AR handshake when no earlier response is waiting.
 //             write 1 cycle: the register and its port change, and bvalid rises,
 //             1 cycle after the later of the AW and W handshakes, once the previous
 //             write response is taken. Pulse strobes are high for that one cycle.
@@ -55,52 +56,56 @@ module fp_fastpath_id_regs (
 );
 
     // ---- Bus: fp_axil_slave takes AW/W/AR into holding registers and answers B and R. A write
-    // commits in the cycle bus_wr_en is high (bus_wr_hit: the word is mapped); a read is served
-    // in the cycle bus_rd_en is high: the slave registers the groups below (stage 1) and ORs
-    // them into its R register (stage 2). Each group's register is placed beside the group's
-    // sources, so no wide OR tree converges on one spot. bus_*_addr are word addresses.
-    wire             bus_wr_en, bus_rd_en;
-    wire [2:0]       bus_wr_addr, bus_rd_addr;
+    // commits in the cycle bus_wr_en is high (bus_wr_hit: the word is mapped). A read starts
+    // in the cycle bus_rd_start is high: its address is decoded into the select bits below
+    // (stage 0); it is served in the cycle bus_rd_en is high: the slave registers the groups
+    // (stage 1) and ORs them into its R register (stage 2). No comparator is between the
+    // address and the data, and each group's register is placed beside the group's sources,
+    // so no wide OR tree converges on one spot. bus_*_addr are word addresses.
+    wire             bus_wr_en, bus_rd_start, bus_rd_en;
+    wire [2:0]       bus_wr_addr, bus_rd_start_addr, bus_rd_addr;
     wire [31:0]      bus_wr_data;
     wire [3:0]       bus_wr_strb;
     reg              bus_wr_hit;
     reg  [31:0]      bus_rd_grp;
     reg              bus_rd_ghit;
     wire [31:0]      bus_wr_byte = {27'd0, bus_wr_addr, 2'b00};
-    wire [31:0]      bus_rd_byte = {27'd0, bus_rd_addr, 2'b00};
+    wire [31:0]      bus_rd_start_byte = {27'd0, bus_rd_start_addr, 2'b00};
 
     fp_axil_slave #(
         .ADDR_WIDTH(5),
         .READ_GROUPS(1)
     ) bus_axil (
-        .clk            (clk),
-        .rst            (rst),
-        .s_axil_awaddr  (s_axil_awaddr),
-        .s_axil_awvalid (s_axil_awvalid),
-        .s_axil_awready (s_axil_awready),
-        .s_axil_wdata   (s_axil_wdata),
-        .s_axil_wstrb   (s_axil_wstrb),
-        .s_axil_wvalid  (s_axil_wvalid),
-        .s_axil_wready  (s_axil_wready),
-        .s_axil_bresp   (s_axil_bresp),
-        .s_axil_bvalid  (s_axil_bvalid),
-        .s_axil_bready  (s_axil_bready),
-        .s_axil_araddr  (s_axil_araddr),
-        .s_axil_arvalid (s_axil_arvalid),
-        .s_axil_arready (s_axil_arready),
-        .s_axil_rdata   (s_axil_rdata),
-        .s_axil_rresp   (s_axil_rresp),
-        .s_axil_rvalid  (s_axil_rvalid),
-        .s_axil_rready  (s_axil_rready),
-        .reg_wr_en      (bus_wr_en),
-        .reg_wr_addr    (bus_wr_addr),
-        .reg_wr_data    (bus_wr_data),
-        .reg_wr_strb    (bus_wr_strb),
-        .reg_wr_hit     (bus_wr_hit),
-        .reg_rd_en      (bus_rd_en),
-        .reg_rd_addr    (bus_rd_addr),
-        .reg_rd_data    (bus_rd_grp),
-        .reg_rd_hit     (bus_rd_ghit)
+        .clk               (clk),
+        .rst               (rst),
+        .s_axil_awaddr     (s_axil_awaddr),
+        .s_axil_awvalid    (s_axil_awvalid),
+        .s_axil_awready    (s_axil_awready),
+        .s_axil_wdata      (s_axil_wdata),
+        .s_axil_wstrb      (s_axil_wstrb),
+        .s_axil_wvalid     (s_axil_wvalid),
+        .s_axil_wready     (s_axil_wready),
+        .s_axil_bresp      (s_axil_bresp),
+        .s_axil_bvalid     (s_axil_bvalid),
+        .s_axil_bready     (s_axil_bready),
+        .s_axil_araddr     (s_axil_araddr),
+        .s_axil_arvalid    (s_axil_arvalid),
+        .s_axil_arready    (s_axil_arready),
+        .s_axil_rdata      (s_axil_rdata),
+        .s_axil_rresp      (s_axil_rresp),
+        .s_axil_rvalid     (s_axil_rvalid),
+        .s_axil_rready     (s_axil_rready),
+        .reg_wr_en         (bus_wr_en),
+        .reg_wr_addr       (bus_wr_addr),
+        .reg_wr_data       (bus_wr_data),
+        .reg_wr_strb       (bus_wr_strb),
+        .reg_wr_hit        (bus_wr_hit),
+        .reg_rd_start      (bus_rd_start),
+        .reg_rd_start_addr (bus_rd_start_addr),
+        .reg_rd_en         (bus_rd_en),
+        .reg_rd_addr       (bus_rd_addr),
+        .reg_rd_data       (bus_rd_grp),
+        .reg_rd_hit        (bus_rd_ghit)
     );
 
     // ---- Registers
@@ -127,23 +132,35 @@ module fp_fastpath_id_regs (
     always @(posedge clk) begin
         if (rst) begin
             cycles_hi_q <= 32'd0;
-        end else if (bus_rd_en && bus_rd_byte == 32'h010) begin
+        end else if (bus_rd_en && bus_rd_sel_q[3]) begin
             cycles_hi_q <= cycles[63:32];
         end
     end
 
-    // ---- Read data (stage 1: one OR per group of words) and address decode
+    // ---- Read decode (stage 0): one select bit per mapped word, set when a read of that word
+    // starts; the addresses are distinct, so at most one bit is set.
+    reg  [4:0]       bus_rd_sel_q;
+    always @(posedge clk) begin
+        if (bus_rd_start) begin
+            bus_rd_sel_q[0] <= bus_rd_start_byte == 32'h000;
+            bus_rd_sel_q[1] <= bus_rd_start_byte == 32'h004;
+            bus_rd_sel_q[2] <= bus_rd_start_byte == 32'h008;
+            bus_rd_sel_q[3] <= bus_rd_start_byte == 32'h010;
+            bus_rd_sel_q[4] <= bus_rd_start_byte == 32'h014;
+        end
+    end
+
+    // ---- Read data (stage 1's inputs): per group, the OR of its words ANDed with their select
+    // bits (a balanced tree of a few LUT levels, no comparator), and the group's hit bit
     always @* begin
         bus_rd_grp  = 32'd0;
         bus_rd_ghit = 1'd0;
-        case (bus_rd_byte)
-            32'h000: begin bus_rd_ghit = 1'b1; bus_rd_grp[31:0] = {16'h4650, 16'h0000}; end
-            32'h004: begin bus_rd_ghit = 1'b1; bus_rd_grp[31:0] = {16'h0001, 16'h0000}; end
-            32'h008: begin bus_rd_ghit = 1'b1; bus_rd_grp[31:0] = scratch; end
-            32'h010: begin bus_rd_ghit = 1'b1; bus_rd_grp[31:0] = cycles[31:0]; end
-            32'h014: begin bus_rd_ghit = 1'b1; bus_rd_grp[31:0] = cycles_hi_q; end
-            default: ;
-        endcase
+        bus_rd_ghit = |bus_rd_sel_q[4:0];
+        bus_rd_grp[31:0] = bus_rd_grp[31:0] | ({32{bus_rd_sel_q[0]}} & {16'h4650, 16'h0000});
+        bus_rd_grp[31:0] = bus_rd_grp[31:0] | ({32{bus_rd_sel_q[1]}} & {16'h0001, 16'h0000});
+        bus_rd_grp[31:0] = bus_rd_grp[31:0] | ({32{bus_rd_sel_q[2]}} & scratch);
+        bus_rd_grp[31:0] = bus_rd_grp[31:0] | ({32{bus_rd_sel_q[3]}} & cycles[31:0]);
+        bus_rd_grp[31:0] = bus_rd_grp[31:0] | ({32{bus_rd_sel_q[4]}} & cycles_hi_q);
     end
 
     always @* begin
@@ -154,6 +171,9 @@ module fp_fastpath_id_regs (
             default: ;
         endcase
     end
+
+    // Bus signals this map has no use for.
+    wire unused = &{1'b0, bus_rd_addr};
 
 endmodule
 

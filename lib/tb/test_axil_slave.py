@@ -23,7 +23,8 @@ import pytest
 from cocotb.triggers import ClockCycles, FallingEdge, ReadOnly, RisingEdge, SimTimeoutError, with_timeout
 from cocotbext.axi import AxiLiteBus, AxiLiteMaster
 
-from fastpath.regs.bus import READ_LATENCY, RESP_OKAY, RESP_SLVERR, UNMAPPED_READ_VALUE, WRITE_LATENCY
+from fastpath.regs.bus import (READ_LATENCY, RESP_OKAY, RESP_SLVERR, UNMAPPED_READ_VALUE, WRITE_LATENCY,
+                               read_pipeline)
 from fastpath.sim import runner
 from fastpath.sim.tb import params, pauses, rng, start
 
@@ -34,7 +35,8 @@ BUS_IN = ["s_axil_awaddr", "s_axil_awvalid", "s_axil_wdata", "s_axil_wstrb", "s_
           "s_axil_bready", "s_axil_araddr", "s_axil_arvalid", "s_axil_rready"]
 BUS_OUT = ["s_axil_awready", "s_axil_wready", "s_axil_bresp", "s_axil_bvalid", "s_axil_arready",
            "s_axil_rdata", "s_axil_rresp", "s_axil_rvalid"]
-REG_OUT = ["reg_wr_en", "reg_wr_addr", "reg_wr_data", "reg_wr_strb", "reg_rd_en", "reg_rd_addr"]
+REG_OUT = ["reg_wr_en", "reg_wr_addr", "reg_wr_data", "reg_wr_strb", "reg_rd_start", "reg_rd_start_addr",
+           "reg_rd_en", "reg_rd_addr"]
 
 
 def _int(handle) -> int:
@@ -217,26 +219,6 @@ def _b_free(rows, c):
     return c
 
 
-def _read_pipeline(rows, start):
-    """The cycles reads are served (enter stage 1) and move to the R register, from the bus
-    signals alone: stage 1 is free when empty or when its read moves on; a read moves on when R
-    is free (empty, or its response taken); an address is there while arvalid is high or the
-    holding register is full (arready low)."""
-    p1 = False
-    served, moved = [], []
-    for c in range(start, len(rows)):
-        row = rows[c]
-        r_free = row["s_axil_rvalid"] != 1 or row["s_axil_rready"] == 1
-        adv = p1 and r_free
-        en = (row["s_axil_arready"] == 0 or row["s_axil_arvalid"] == 1) and (not p1 or adv)
-        if adv:
-            moved.append(c)
-        if en:
-            served.append(c)
-        p1 = en or (p1 and not adv)
-    return served, moved
-
-
 def check(h: Harness) -> dict:
     """Replay the trace; returns the measured latencies {"read": [...], "write": [...]} of the
     accesses nothing was ahead of."""
@@ -268,15 +250,21 @@ def check(h: Harness) -> dict:
         if s == max(aw[k], wd[k]):
             measured["write"].append(b_off[k] - s)
 
-    # reads: reg_rd_en in exactly the predicted cycles; each answer is what the model served
-    served, moved = _read_pipeline(rows, start)
+    # reads: reg_rd_start and reg_rd_en in exactly the predicted cycles, with the read's address;
+    # each answer is what the model served
+    started, served, moved = read_pipeline(rows, start)
+    rd_start = [c for c in range(start, len(rows)) if rows[c]["reg_rd_start"] == 1]
     rd_en = [c for c in range(start, len(rows)) if rows[c]["reg_rd_en"] == 1]
+    assert rd_start == started and len(started) == len(ar), \
+        f"reg_rd_start at {rd_start[:8]}..., predicted {started[:8]}... ({len(ar)} reads)"
     assert rd_en == served and len(served) == len(ar), \
         f"reg_rd_en at {rd_en[:8]}..., predicted {served[:8]}... ({len(ar)} reads)"
     for k, c in enumerate(ar):
         s = served[k]
         word = rows[c]["s_axil_araddr"] >> 2
-        assert s >= c and rows[s]["reg_rd_addr"] == word, f"read {k}: served at {s}, AR at {c}"
+        assert c <= started[k] < s, f"read {k}: AR at {c}, started at {started[k]}, served at {s}"
+        assert rows[started[k]]["reg_rd_start_addr"] == word, f"read {k}: started with the wrong address"
+        assert rows[s]["reg_rd_addr"] == word, f"read {k}: served at {s} with the wrong address"
         assert h.reads[s][0] == word
         assert r_off[k] == moved[k] + 1, f"read {k}: to R at {moved[k]}, rvalid at {r_off[k]}"
         value = h.reads[s][1]
@@ -358,31 +346,35 @@ async def aw_w_order(dut):
 
 @cocotb.test()
 async def same_cycle_and_stalled_read(dut):
-    """A read served in the cycle a write to its word commits returns the old value; a read that
-    waits in the AR holding register (R full, rready low) is served, and sampled, when stage 1
-    frees, so it returns a value written while it waited."""
+    """A read served in the cycle a write to its word commits returns the old value (the read's
+    AR goes one cycle before the write's AW and W: a read is served the cycle after its AR
+    handshake); reads that wait in stage 0 or in the AR holding register (R full, rready low)
+    are served, and sampled, when stage 1 frees, so they return a value written while they
+    waited."""
     h = await setup(dut)
     a = h.mapped()[0]
     old = h.regs.value[a >> 2]
     new = old ^ M32
+    r = cocotb.start_soon(h.read(a))
+    await RisingEdge(dut.clk)
     w = cocotb.start_soon(h.write(a, new.to_bytes(4, "little")))
-    r = await h.read(a)
+    r = await r
     await w
     rd = [c for c, row in enumerate(h.rows) if row["reg_rd_en"] == 1 and row["rst"] == 0]
     wr = [c for c, row in enumerate(h.rows) if row["reg_wr_en"] == 1 and row["rst"] == 0]
     assert rd == wr and len(rd) == 1, f"read served at {rd}, write committed at {wr}: not the same cycle"
     assert int.from_bytes(r.data, "little") == old, "same cycle: the old value"
     assert h.regs.value[a >> 2] == new
-    # three reads with R stalled: 1 in R, 1 in stage 1, 1 in the AR holding register
+    # four reads with R stalled: 1 in R, 1 in stage 1, 1 in stage 0, 1 in the AR holding register
     h.master.read_if.r_channel.pause = True
-    reads = [cocotb.start_soon(h.read(a)) for _ in range(3)]
+    reads = [cocotb.start_soon(h.read(a)) for _ in range(4)]
     await ClockCycles(dut.clk, 10)
     newer = new ^ 0x5A5A_5A5A
     await h.write(a, newer.to_bytes(4, "little"))
     await ClockCycles(dut.clk, 3)
     h.master.read_if.r_channel.pause = False
     got = [int.from_bytes((await t).data, "little") for t in reads]
-    assert got == [new, new, newer], [hex(g) for g in got]
+    assert got == [new, new, newer, newer], [hex(g) for g in got]
     await h.check()
 
 

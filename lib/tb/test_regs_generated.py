@@ -21,6 +21,7 @@ from cocotbext.axi import AxiLiteBus, AxiLiteMaster
 
 from fastpath import regs, rtl
 from fastpath.paths import BUILD, ROOT, use_toolchain
+from fastpath.regs.bus import read_pipeline
 from fastpath.sim import runner
 from fastpath.sim.tb import high, pauses, rng, start
 
@@ -285,25 +286,6 @@ def _served(rows, c, valid, ready):
     return c
 
 
-def _read_pipeline(rows, start):
-    """Replay the read channel's two stages from the bus signals alone: the cycles at which reads
-    are served (enter stage 1, their data sampled) and at which they move into the R register.
-    Stage 1 is free when empty or when its read moves on; a read moves on when R is free."""
-    p1 = False
-    served, moved = [], []
-    for c in range(start, len(rows)):
-        row = rows[c]
-        r_free = row["s_axil_rvalid"] != 1 or row["s_axil_rready"] == 1
-        adv = p1 and r_free
-        en = (row["s_axil_arready"] == 0 or row["s_axil_arvalid"] == 1) and (not p1 or adv)
-        if adv:
-            moved.append(c)
-        if en:
-            served.append(c)
-        p1 = en or (p1 and not adv)
-    return served, moved
-
-
 def check(rm: regs.RegMap, rows: list, extra_sets=()) -> dict:
     """Replay the trace against Model; returns the reads {ar handshake cycle: (served cycle, addr,
     value)} for tests that check more."""
@@ -318,7 +300,7 @@ def check(rm: regs.RegMap, rows: list, extra_sets=()) -> dict:
 
     events = defaultdict(list)  # cycle -> (order, kind, ...): reads, then writes, then sets
     reads = {}
-    served, moved = _read_pipeline(rows, start)
+    _, served, moved = read_pipeline(rows, start)
     quiet_reads = 0
     assert len(served) >= len(ar) and len(moved) >= len(ar)
     for k, c in enumerate(ar):

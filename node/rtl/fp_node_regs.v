@@ -7,7 +7,8 @@
 //
 // The bus protocol is the shared slave lib/rtl/fp_axil_slave.v (instance bus_axil); this module
 // adds what the description decides: the address decode, the registers and a port per field.
-// Reads are decoded into 22 groups of up to 16 words, the first stage of the slave's read.
+// A read's address is decoded into a select bit per word when the read starts (stage 0),
+// and the words are ORed into 22 groups of up to 16 words when it is served (stage 1).
 //
 // Registers (byte offset, access, width, name; 4096 bytes, node/docs/regs/node.md):
 //   0x000                    ro const 32  id
@@ -44,8 +45,8 @@
 //   0x428 + i*0x40 (i < 16)  ro       64  port_rx_drops
 //   0x430 + i*0x40 (i < 16)  ro       64  port_tx_drops
 //
-// Latency:    read 2 cycles: rvalid (with the data sampled at the AR handshake) rises
-//             2 cycles after the AR handshake when no earlier response is waiting.
+// Latency:    read 3 cycles: rvalid (with the data sampled at the AR handshake) rises
+//             3 cycles after the AR handshake when no earlier response is waiting.
 //             write 1 cycle: the register and its port change, and bvalid rises,
 //             1 cycle after the later of the AW and W handshakes, once the previous
 //             write response is taken. Pulse strobes are high for that one cycle.
@@ -138,52 +139,56 @@ module fp_node_regs (
 );
 
     // ---- Bus: fp_axil_slave takes AW/W/AR into holding registers and answers B and R. A write
-    // commits in the cycle bus_wr_en is high (bus_wr_hit: the word is mapped); a read is served
-    // in the cycle bus_rd_en is high: the slave registers the groups below (stage 1) and ORs
-    // them into its R register (stage 2). Each group's register is placed beside the group's
-    // sources, so no wide OR tree converges on one spot. bus_*_addr are word addresses.
-    wire             bus_wr_en, bus_rd_en;
-    wire [9:0]       bus_wr_addr, bus_rd_addr;
+    // commits in the cycle bus_wr_en is high (bus_wr_hit: the word is mapped). A read starts
+    // in the cycle bus_rd_start is high: its address is decoded into the select bits below
+    // (stage 0); it is served in the cycle bus_rd_en is high: the slave registers the groups
+    // (stage 1) and ORs them into its R register (stage 2). No comparator is between the
+    // address and the data, and each group's register is placed beside the group's sources,
+    // so no wide OR tree converges on one spot. bus_*_addr are word addresses.
+    wire             bus_wr_en, bus_rd_start, bus_rd_en;
+    wire [9:0]       bus_wr_addr, bus_rd_start_addr, bus_rd_addr;
     wire [31:0]      bus_wr_data;
     wire [3:0]       bus_wr_strb;
     reg              bus_wr_hit;
     reg  [703:0]     bus_rd_grp;
     reg  [21:0]      bus_rd_ghit;
     wire [31:0]      bus_wr_byte = {20'd0, bus_wr_addr, 2'b00};
-    wire [31:0]      bus_rd_byte = {20'd0, bus_rd_addr, 2'b00};
+    wire [31:0]      bus_rd_start_byte = {20'd0, bus_rd_start_addr, 2'b00};
 
     fp_axil_slave #(
         .ADDR_WIDTH(12),
         .READ_GROUPS(22)
     ) bus_axil (
-        .clk            (clk),
-        .rst            (rst),
-        .s_axil_awaddr  (s_axil_awaddr),
-        .s_axil_awvalid (s_axil_awvalid),
-        .s_axil_awready (s_axil_awready),
-        .s_axil_wdata   (s_axil_wdata),
-        .s_axil_wstrb   (s_axil_wstrb),
-        .s_axil_wvalid  (s_axil_wvalid),
-        .s_axil_wready  (s_axil_wready),
-        .s_axil_bresp   (s_axil_bresp),
-        .s_axil_bvalid  (s_axil_bvalid),
-        .s_axil_bready  (s_axil_bready),
-        .s_axil_araddr  (s_axil_araddr),
-        .s_axil_arvalid (s_axil_arvalid),
-        .s_axil_arready (s_axil_arready),
-        .s_axil_rdata   (s_axil_rdata),
-        .s_axil_rresp   (s_axil_rresp),
-        .s_axil_rvalid  (s_axil_rvalid),
-        .s_axil_rready  (s_axil_rready),
-        .reg_wr_en      (bus_wr_en),
-        .reg_wr_addr    (bus_wr_addr),
-        .reg_wr_data    (bus_wr_data),
-        .reg_wr_strb    (bus_wr_strb),
-        .reg_wr_hit     (bus_wr_hit),
-        .reg_rd_en      (bus_rd_en),
-        .reg_rd_addr    (bus_rd_addr),
-        .reg_rd_data    (bus_rd_grp),
-        .reg_rd_hit     (bus_rd_ghit)
+        .clk               (clk),
+        .rst               (rst),
+        .s_axil_awaddr     (s_axil_awaddr),
+        .s_axil_awvalid    (s_axil_awvalid),
+        .s_axil_awready    (s_axil_awready),
+        .s_axil_wdata      (s_axil_wdata),
+        .s_axil_wstrb      (s_axil_wstrb),
+        .s_axil_wvalid     (s_axil_wvalid),
+        .s_axil_wready     (s_axil_wready),
+        .s_axil_bresp      (s_axil_bresp),
+        .s_axil_bvalid     (s_axil_bvalid),
+        .s_axil_bready     (s_axil_bready),
+        .s_axil_araddr     (s_axil_araddr),
+        .s_axil_arvalid    (s_axil_arvalid),
+        .s_axil_arready    (s_axil_arready),
+        .s_axil_rdata      (s_axil_rdata),
+        .s_axil_rresp      (s_axil_rresp),
+        .s_axil_rvalid     (s_axil_rvalid),
+        .s_axil_rready     (s_axil_rready),
+        .reg_wr_en         (bus_wr_en),
+        .reg_wr_addr       (bus_wr_addr),
+        .reg_wr_data       (bus_wr_data),
+        .reg_wr_strb       (bus_wr_strb),
+        .reg_wr_hit        (bus_wr_hit),
+        .reg_rd_start      (bus_rd_start),
+        .reg_rd_start_addr (bus_rd_start_addr),
+        .reg_rd_en         (bus_rd_en),
+        .reg_rd_addr       (bus_rd_addr),
+        .reg_rd_data       (bus_rd_grp),
+        .reg_rd_hit        (bus_rd_ghit)
     );
 
     // ---- Registers
@@ -279,7 +284,7 @@ module fp_node_regs (
     always @(posedge clk) begin
         if (rst) begin
             cycles_hi_q <= 32'd0;
-        end else if (bus_rd_en && bus_rd_byte == 32'h010) begin
+        end else if (bus_rd_en && bus_rd_sel_q[3]) begin
             cycles_hi_q <= cycles[63:32];
         end
     end
@@ -459,7 +464,7 @@ module fp_node_regs (
     always @(posedge clk) begin
         if (rst) begin
             l2_learned_hi_q <= 32'd0;
-        end else if (bus_rd_en && bus_rd_byte == 32'h080) begin
+        end else if (bus_rd_en && bus_rd_sel_q[22]) begin
             l2_learned_hi_q <= l2_learned[63:32];
         end
     end
@@ -469,7 +474,7 @@ module fp_node_regs (
     always @(posedge clk) begin
         if (rst) begin
             l2_learn_full_hi_q <= 32'd0;
-        end else if (bus_rd_en && bus_rd_byte == 32'h088) begin
+        end else if (bus_rd_en && bus_rd_sel_q[24]) begin
             l2_learn_full_hi_q <= l2_learn_full[63:32];
         end
     end
@@ -484,7 +489,7 @@ module fp_node_regs (
             always @(posedge clk) begin
                 if (rst) begin
                     drops_count_hi_q[i*32 +: 32] <= 32'd0;
-                end else if (bus_rd_en && bus_rd_byte == 32'h100 + i * 32'h8 + 32'h0) begin
+                end else if (bus_rd_en && bus_rd_sel_q[26 + i * 2 + 0]) begin
                     drops_count_hi_q[i*32 +: 32] <= drops_count[i*64 + 32 +: 32];
                 end
             end
@@ -547,7 +552,7 @@ module fp_node_regs (
             always @(posedge clk) begin
                 if (rst) begin
                     port_rx_frames_hi_q[i*32 +: 32] <= 32'd0;
-                end else if (bus_rd_en && bus_rd_byte == 32'h400 + i * 32'h40 + 32'h8) begin
+                end else if (bus_rd_en && bus_rd_sel_q[90 + i * 13 + 1]) begin
                     port_rx_frames_hi_q[i*32 +: 32] <= port_rx_frames[i*64 + 32 +: 32];
                 end
             end
@@ -557,7 +562,7 @@ module fp_node_regs (
             always @(posedge clk) begin
                 if (rst) begin
                     port_rx_bytes_hi_q[i*32 +: 32] <= 32'd0;
-                end else if (bus_rd_en && bus_rd_byte == 32'h400 + i * 32'h40 + 32'h10) begin
+                end else if (bus_rd_en && bus_rd_sel_q[90 + i * 13 + 3]) begin
                     port_rx_bytes_hi_q[i*32 +: 32] <= port_rx_bytes[i*64 + 32 +: 32];
                 end
             end
@@ -567,7 +572,7 @@ module fp_node_regs (
             always @(posedge clk) begin
                 if (rst) begin
                     port_tx_frames_hi_q[i*32 +: 32] <= 32'd0;
-                end else if (bus_rd_en && bus_rd_byte == 32'h400 + i * 32'h40 + 32'h18) begin
+                end else if (bus_rd_en && bus_rd_sel_q[90 + i * 13 + 5]) begin
                     port_tx_frames_hi_q[i*32 +: 32] <= port_tx_frames[i*64 + 32 +: 32];
                 end
             end
@@ -577,7 +582,7 @@ module fp_node_regs (
             always @(posedge clk) begin
                 if (rst) begin
                     port_tx_bytes_hi_q[i*32 +: 32] <= 32'd0;
-                end else if (bus_rd_en && bus_rd_byte == 32'h400 + i * 32'h40 + 32'h20) begin
+                end else if (bus_rd_en && bus_rd_sel_q[90 + i * 13 + 7]) begin
                     port_tx_bytes_hi_q[i*32 +: 32] <= port_tx_bytes[i*64 + 32 +: 32];
                 end
             end
@@ -587,7 +592,7 @@ module fp_node_regs (
             always @(posedge clk) begin
                 if (rst) begin
                     port_rx_drops_hi_q[i*32 +: 32] <= 32'd0;
-                end else if (bus_rd_en && bus_rd_byte == 32'h400 + i * 32'h40 + 32'h28) begin
+                end else if (bus_rd_en && bus_rd_sel_q[90 + i * 13 + 9]) begin
                     port_rx_drops_hi_q[i*32 +: 32] <= port_rx_drops[i*64 + 32 +: 32];
                 end
             end
@@ -597,519 +602,379 @@ module fp_node_regs (
             always @(posedge clk) begin
                 if (rst) begin
                     port_tx_drops_hi_q[i*32 +: 32] <= 32'd0;
-                end else if (bus_rd_en && bus_rd_byte == 32'h400 + i * 32'h40 + 32'h30) begin
+                end else if (bus_rd_en && bus_rd_sel_q[90 + i * 13 + 11]) begin
                     port_tx_drops_hi_q[i*32 +: 32] <= port_tx_drops[i*64 + 32 +: 32];
                 end
             end
         end
     endgenerate
 
-    // ---- Read data (stage 1: one OR per group of words) and address decode
+    // ---- Read decode (stage 0): one select bit per mapped word, set when a read of that word
+    // starts; the addresses are distinct, so at most one bit is set.
     integer bus_rd_k, bus_wr_k;
+    reg  [297:0]     bus_rd_sel_q;
+    always @(posedge clk) begin
+        if (bus_rd_start) begin
+            bus_rd_sel_q[0] <= bus_rd_start_byte == 32'h000;
+            bus_rd_sel_q[1] <= bus_rd_start_byte == 32'h004;
+            bus_rd_sel_q[2] <= bus_rd_start_byte == 32'h008;
+            bus_rd_sel_q[3] <= bus_rd_start_byte == 32'h010;
+            bus_rd_sel_q[4] <= bus_rd_start_byte == 32'h014;
+            bus_rd_sel_q[5] <= bus_rd_start_byte == 32'h020;
+            bus_rd_sel_q[6] <= bus_rd_start_byte == 32'h024;
+            bus_rd_sel_q[7] <= bus_rd_start_byte == 32'h028;
+            bus_rd_sel_q[8] <= bus_rd_start_byte == 32'h02c;
+            bus_rd_sel_q[9] <= bus_rd_start_byte == 32'h030;
+            bus_rd_sel_q[10] <= bus_rd_start_byte == 32'h034;
+            bus_rd_sel_q[11] <= bus_rd_start_byte == 32'h038;
+            bus_rd_sel_q[12] <= bus_rd_start_byte == 32'h03c;
+            bus_rd_sel_q[13] <= bus_rd_start_byte == 32'h040;
+            bus_rd_sel_q[14] <= bus_rd_start_byte == 32'h044;
+            bus_rd_sel_q[15] <= bus_rd_start_byte == 32'h060;
+            bus_rd_sel_q[16] <= bus_rd_start_byte == 32'h064;
+            bus_rd_sel_q[17] <= bus_rd_start_byte == 32'h068;
+            bus_rd_sel_q[18] <= bus_rd_start_byte == 32'h06c;
+            bus_rd_sel_q[19] <= bus_rd_start_byte == 32'h070;
+            bus_rd_sel_q[20] <= bus_rd_start_byte == 32'h074;
+            bus_rd_sel_q[21] <= bus_rd_start_byte == 32'h078;
+            bus_rd_sel_q[22] <= bus_rd_start_byte == 32'h080;
+            bus_rd_sel_q[23] <= bus_rd_start_byte == 32'h084;
+            bus_rd_sel_q[24] <= bus_rd_start_byte == 32'h088;
+            bus_rd_sel_q[25] <= bus_rd_start_byte == 32'h08c;
+            for (bus_rd_k = 0; bus_rd_k < 16; bus_rd_k = bus_rd_k + 1) begin
+                bus_rd_sel_q[26 + bus_rd_k * 2 + 0] <= bus_rd_start_byte == 32'h100 + bus_rd_k * 32'h8 + 32'h0;
+                bus_rd_sel_q[26 + bus_rd_k * 2 + 1] <= bus_rd_start_byte == 32'h100 + bus_rd_k * 32'h8 + 32'h4;
+            end
+            for (bus_rd_k = 0; bus_rd_k < 16; bus_rd_k = bus_rd_k + 1) begin
+                bus_rd_sel_q[58 + bus_rd_k * 2 + 0] <= bus_rd_start_byte == 32'h200 + bus_rd_k * 32'h8 + 32'h0;
+                bus_rd_sel_q[58 + bus_rd_k * 2 + 1] <= bus_rd_start_byte == 32'h200 + bus_rd_k * 32'h8 + 32'h4;
+            end
+            for (bus_rd_k = 0; bus_rd_k < 16; bus_rd_k = bus_rd_k + 1) begin
+                bus_rd_sel_q[90 + bus_rd_k * 13 + 0] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0;
+                bus_rd_sel_q[90 + bus_rd_k * 13 + 1] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8;
+                bus_rd_sel_q[90 + bus_rd_k * 13 + 2] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc;
+                bus_rd_sel_q[90 + bus_rd_k * 13 + 3] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10;
+                bus_rd_sel_q[90 + bus_rd_k * 13 + 4] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14;
+                bus_rd_sel_q[90 + bus_rd_k * 13 + 5] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18;
+                bus_rd_sel_q[90 + bus_rd_k * 13 + 6] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c;
+                bus_rd_sel_q[90 + bus_rd_k * 13 + 7] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20;
+                bus_rd_sel_q[90 + bus_rd_k * 13 + 8] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24;
+                bus_rd_sel_q[90 + bus_rd_k * 13 + 9] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28;
+                bus_rd_sel_q[90 + bus_rd_k * 13 + 10] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c;
+                bus_rd_sel_q[90 + bus_rd_k * 13 + 11] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30;
+                bus_rd_sel_q[90 + bus_rd_k * 13 + 12] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34;
+            end
+        end
+    end
+
+    // ---- Read data (stage 1's inputs): per group, the OR of its words ANDed with their select
+    // bits (a balanced tree of a few LUT levels, no comparator), and the group's hit bit
     always @* begin
         bus_rd_grp  = 704'd0;
         bus_rd_ghit = 22'd0;
-        case (bus_rd_byte)
-            32'h000: begin bus_rd_ghit[0] = 1'b1; bus_rd_grp[31:0] = {16'h4650, 16'h0004}; end
-            32'h004: begin bus_rd_ghit[0] = 1'b1; bus_rd_grp[31:0] = {16'h0001, 16'h0000}; end
-            32'h008: begin bus_rd_ghit[0] = 1'b1; bus_rd_grp[31:0] = scratch; end
-            32'h010: begin bus_rd_ghit[0] = 1'b1; bus_rd_grp[31:0] = cycles[31:0]; end
-            32'h014: begin bus_rd_ghit[0] = 1'b1; bus_rd_grp[31:0] = cycles_hi_q; end
-            32'h020: begin bus_rd_ghit[0] = 1'b1; bus_rd_grp[31:0] = {build_segments, build_seg_bytes, build_datapaths, build_ports}; end
-            32'h024: begin bus_rd_ghit[0] = 1'b1; bus_rd_grp[31:0] = {21'd0, ctrl_prio_pcp_min, 2'd0, ctrl_flood_host, ctrl_host_unknown, ctrl_host_icmpv6, ctrl_host_arp, ctrl_host_link_local, ctrl_learn}; end
-            32'h028: begin bus_rd_ghit[0] = 1'b1; bus_rd_grp[31:0] = release_ns; end
-            32'h02c: begin bus_rd_ghit[0] = 1'b1; bus_rd_grp[31:0] = store_forward; end
-            32'h030: begin bus_rd_ghit[0] = 1'b1; bus_rd_grp[31:0] = age_cycles; end
-            32'h034: begin bus_rd_ghit[0] = 1'b1; bus_rd_grp[31:0] = buf_reserve; end
-            32'h038: begin bus_rd_ghit[0] = 1'b1; bus_rd_grp[31:0] = buf_port_limit; end
-            32'h03c: begin bus_rd_ghit[0] = 1'b1; bus_rd_grp[31:0] = buf_queue_limit; end
-            32'h040: begin bus_rd_ghit[0] = 1'b1; bus_rd_grp[31:0] = {buf_status_used_hwm, buf_status_free}; end
-            32'h044: begin bus_rd_ghit[0] = 1'b1; bus_rd_grp[31:0] = 32'd0; end
-            32'h060: begin bus_rd_ghit[0] = 1'b1; bus_rd_grp[31:0] = 32'd0; end
-            32'h064: begin bus_rd_ghit[1] = 1'b1; bus_rd_grp[63:32] = l2_key_lo; end
-            32'h068: begin bus_rd_ghit[1] = 1'b1; bus_rd_grp[63:32] = l2_key_hi; end
-            32'h06c: begin bus_rd_ghit[1] = 1'b1; bus_rd_grp[63:32] = {22'd0, l2_entry_static, l2_entry_valid, 3'd0, l2_entry_port}; end
-            32'h070: begin bus_rd_ghit[1] = 1'b1; bus_rd_grp[63:32] = {13'd0, l2_status_hit, l2_status_static, l2_status_valid, 3'd0, l2_status_port, 6'd0, l2_status_ok, l2_status_busy}; end
-            32'h074: begin bus_rd_ghit[1] = 1'b1; bus_rd_grp[63:32] = l2_rd_key_lo; end
-            32'h078: begin bus_rd_ghit[1] = 1'b1; bus_rd_grp[63:32] = l2_rd_key_hi; end
-            32'h080: begin bus_rd_ghit[1] = 1'b1; bus_rd_grp[63:32] = l2_learned[31:0]; end
-            32'h084: begin bus_rd_ghit[1] = 1'b1; bus_rd_grp[63:32] = l2_learned_hi_q; end
-            32'h088: begin bus_rd_ghit[1] = 1'b1; bus_rd_grp[63:32] = l2_learn_full[31:0]; end
-            32'h08c: begin bus_rd_ghit[1] = 1'b1; bus_rd_grp[63:32] = l2_learn_full_hi_q; end
-            default: ;
-        endcase
-        // array words: at most one address matches; OR (a balanced tree), not if-chains
+        bus_rd_ghit[0] = |bus_rd_sel_q[15:0];
+        bus_rd_grp[31:0] = bus_rd_grp[31:0] | ({32{bus_rd_sel_q[0]}} & {16'h4650, 16'h0004});
+        bus_rd_grp[31:0] = bus_rd_grp[31:0] | ({32{bus_rd_sel_q[1]}} & {16'h0001, 16'h0000});
+        bus_rd_grp[31:0] = bus_rd_grp[31:0] | ({32{bus_rd_sel_q[2]}} & scratch);
+        bus_rd_grp[31:0] = bus_rd_grp[31:0] | ({32{bus_rd_sel_q[3]}} & cycles[31:0]);
+        bus_rd_grp[31:0] = bus_rd_grp[31:0] | ({32{bus_rd_sel_q[4]}} & cycles_hi_q);
+        bus_rd_grp[31:0] = bus_rd_grp[31:0] | ({32{bus_rd_sel_q[5]}} & {build_segments, build_seg_bytes, build_datapaths, build_ports});
+        bus_rd_grp[31:0] = bus_rd_grp[31:0] | ({32{bus_rd_sel_q[6]}} & {21'd0, ctrl_prio_pcp_min, 2'd0, ctrl_flood_host, ctrl_host_unknown, ctrl_host_icmpv6, ctrl_host_arp, ctrl_host_link_local, ctrl_learn});
+        bus_rd_grp[31:0] = bus_rd_grp[31:0] | ({32{bus_rd_sel_q[7]}} & release_ns);
+        bus_rd_grp[31:0] = bus_rd_grp[31:0] | ({32{bus_rd_sel_q[8]}} & store_forward);
+        bus_rd_grp[31:0] = bus_rd_grp[31:0] | ({32{bus_rd_sel_q[9]}} & age_cycles);
+        bus_rd_grp[31:0] = bus_rd_grp[31:0] | ({32{bus_rd_sel_q[10]}} & buf_reserve);
+        bus_rd_grp[31:0] = bus_rd_grp[31:0] | ({32{bus_rd_sel_q[11]}} & buf_port_limit);
+        bus_rd_grp[31:0] = bus_rd_grp[31:0] | ({32{bus_rd_sel_q[12]}} & buf_queue_limit);
+        bus_rd_grp[31:0] = bus_rd_grp[31:0] | ({32{bus_rd_sel_q[13]}} & {buf_status_used_hwm, buf_status_free});
+        bus_rd_grp[31:0] = bus_rd_grp[31:0] | ({32{bus_rd_sel_q[14]}} & 32'd0);
+        bus_rd_grp[31:0] = bus_rd_grp[31:0] | ({32{bus_rd_sel_q[15]}} & 32'd0);
+        bus_rd_ghit[1] = |bus_rd_sel_q[25:16];
+        bus_rd_grp[63:32] = bus_rd_grp[63:32] | ({32{bus_rd_sel_q[16]}} & l2_key_lo);
+        bus_rd_grp[63:32] = bus_rd_grp[63:32] | ({32{bus_rd_sel_q[17]}} & l2_key_hi);
+        bus_rd_grp[63:32] = bus_rd_grp[63:32] | ({32{bus_rd_sel_q[18]}} & {22'd0, l2_entry_static, l2_entry_valid, 3'd0, l2_entry_port});
+        bus_rd_grp[63:32] = bus_rd_grp[63:32] | ({32{bus_rd_sel_q[19]}} & {13'd0, l2_status_hit, l2_status_static, l2_status_valid, 3'd0, l2_status_port, 6'd0, l2_status_ok, l2_status_busy});
+        bus_rd_grp[63:32] = bus_rd_grp[63:32] | ({32{bus_rd_sel_q[20]}} & l2_rd_key_lo);
+        bus_rd_grp[63:32] = bus_rd_grp[63:32] | ({32{bus_rd_sel_q[21]}} & l2_rd_key_hi);
+        bus_rd_grp[63:32] = bus_rd_grp[63:32] | ({32{bus_rd_sel_q[22]}} & l2_learned[31:0]);
+        bus_rd_grp[63:32] = bus_rd_grp[63:32] | ({32{bus_rd_sel_q[23]}} & l2_learned_hi_q);
+        bus_rd_grp[63:32] = bus_rd_grp[63:32] | ({32{bus_rd_sel_q[24]}} & l2_learn_full[31:0]);
+        bus_rd_grp[63:32] = bus_rd_grp[63:32] | ({32{bus_rd_sel_q[25]}} & l2_learn_full_hi_q);
+        bus_rd_ghit[2] = |bus_rd_sel_q[41:26];
         for (bus_rd_k = 0; bus_rd_k < 8; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_ghit[2] = bus_rd_ghit[2] | (bus_rd_byte == 32'h100 + bus_rd_k * 32'h8 + 32'h0);
-            bus_rd_grp[95:64] = bus_rd_grp[95:64] | ({32{(bus_rd_byte == 32'h100 + bus_rd_k * 32'h8 + 32'h0)}} & drops_count[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[2] = bus_rd_ghit[2] | (bus_rd_byte == 32'h100 + bus_rd_k * 32'h8 + 32'h4);
-            bus_rd_grp[95:64] = bus_rd_grp[95:64] | ({32{(bus_rd_byte == 32'h100 + bus_rd_k * 32'h8 + 32'h4)}} & drops_count_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[95:64] = bus_rd_grp[95:64] | ({32{bus_rd_sel_q[26 + bus_rd_k * 2 + 0]}} & drops_count[bus_rd_k*64 +: 32]);
+            bus_rd_grp[95:64] = bus_rd_grp[95:64] | ({32{bus_rd_sel_q[26 + bus_rd_k * 2 + 1]}} & drops_count_hi_q[bus_rd_k*32 +: 32]);
         end
+        bus_rd_ghit[3] = |bus_rd_sel_q[57:42];
         for (bus_rd_k = 8; bus_rd_k < 16; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_ghit[3] = bus_rd_ghit[3] | (bus_rd_byte == 32'h100 + bus_rd_k * 32'h8 + 32'h0);
-            bus_rd_grp[127:96] = bus_rd_grp[127:96] | ({32{(bus_rd_byte == 32'h100 + bus_rd_k * 32'h8 + 32'h0)}} & drops_count[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[3] = bus_rd_ghit[3] | (bus_rd_byte == 32'h100 + bus_rd_k * 32'h8 + 32'h4);
-            bus_rd_grp[127:96] = bus_rd_grp[127:96] | ({32{(bus_rd_byte == 32'h100 + bus_rd_k * 32'h8 + 32'h4)}} & drops_count_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[127:96] = bus_rd_grp[127:96] | ({32{bus_rd_sel_q[26 + bus_rd_k * 2 + 0]}} & drops_count[bus_rd_k*64 +: 32]);
+            bus_rd_grp[127:96] = bus_rd_grp[127:96] | ({32{bus_rd_sel_q[26 + bus_rd_k * 2 + 1]}} & drops_count_hi_q[bus_rd_k*32 +: 32]);
         end
+        bus_rd_ghit[4] = |bus_rd_sel_q[73:58];
         for (bus_rd_k = 0; bus_rd_k < 8; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_ghit[4] = bus_rd_ghit[4] | (bus_rd_byte == 32'h200 + bus_rd_k * 32'h8 + 32'h0);
-            bus_rd_grp[159:128] = bus_rd_grp[159:128] | ({32{(bus_rd_byte == 32'h200 + bus_rd_k * 32'h8 + 32'h0)}} & {vlan_id_valid[bus_rd_k], 19'd0, vlan_id_vid[bus_rd_k*12 +: 12]});
-            bus_rd_ghit[4] = bus_rd_ghit[4] | (bus_rd_byte == 32'h200 + bus_rd_k * 32'h8 + 32'h4);
-            bus_rd_grp[159:128] = bus_rd_grp[159:128] | ({32{(bus_rd_byte == 32'h200 + bus_rd_k * 32'h8 + 32'h4)}} & vlan_members[bus_rd_k*32 +: 32]);
+            bus_rd_grp[159:128] = bus_rd_grp[159:128] | ({32{bus_rd_sel_q[58 + bus_rd_k * 2 + 0]}} & {vlan_id_valid[bus_rd_k], 19'd0, vlan_id_vid[bus_rd_k*12 +: 12]});
+            bus_rd_grp[159:128] = bus_rd_grp[159:128] | ({32{bus_rd_sel_q[58 + bus_rd_k * 2 + 1]}} & vlan_members[bus_rd_k*32 +: 32]);
         end
+        bus_rd_ghit[5] = |bus_rd_sel_q[89:74];
         for (bus_rd_k = 8; bus_rd_k < 16; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_ghit[5] = bus_rd_ghit[5] | (bus_rd_byte == 32'h200 + bus_rd_k * 32'h8 + 32'h0);
-            bus_rd_grp[191:160] = bus_rd_grp[191:160] | ({32{(bus_rd_byte == 32'h200 + bus_rd_k * 32'h8 + 32'h0)}} & {vlan_id_valid[bus_rd_k], 19'd0, vlan_id_vid[bus_rd_k*12 +: 12]});
-            bus_rd_ghit[5] = bus_rd_ghit[5] | (bus_rd_byte == 32'h200 + bus_rd_k * 32'h8 + 32'h4);
-            bus_rd_grp[191:160] = bus_rd_grp[191:160] | ({32{(bus_rd_byte == 32'h200 + bus_rd_k * 32'h8 + 32'h4)}} & vlan_members[bus_rd_k*32 +: 32]);
+            bus_rd_grp[191:160] = bus_rd_grp[191:160] | ({32{bus_rd_sel_q[58 + bus_rd_k * 2 + 0]}} & {vlan_id_valid[bus_rd_k], 19'd0, vlan_id_vid[bus_rd_k*12 +: 12]});
+            bus_rd_grp[191:160] = bus_rd_grp[191:160] | ({32{bus_rd_sel_q[58 + bus_rd_k * 2 + 1]}} & vlan_members[bus_rd_k*32 +: 32]);
         end
+        bus_rd_ghit[6] = |bus_rd_sel_q[102:90];
         for (bus_rd_k = 0; bus_rd_k < 1; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_ghit[6] = bus_rd_ghit[6] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0);
-            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0)}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
-            bus_rd_ghit[6] = bus_rd_ghit[6] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8);
-            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8)}} & port_rx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[6] = bus_rd_ghit[6] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc);
-            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc)}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[6] = bus_rd_ghit[6] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10);
-            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10)}} & port_rx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[6] = bus_rd_ghit[6] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14);
-            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14)}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[6] = bus_rd_ghit[6] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18);
-            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18)}} & port_tx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[6] = bus_rd_ghit[6] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c);
-            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c)}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[6] = bus_rd_ghit[6] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20);
-            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20)}} & port_tx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[6] = bus_rd_ghit[6] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24);
-            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24)}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[6] = bus_rd_ghit[6] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28);
-            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28)}} & port_rx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[6] = bus_rd_ghit[6] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c);
-            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c)}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[6] = bus_rd_ghit[6] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30);
-            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30)}} & port_tx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[6] = bus_rd_ghit[6] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34);
-            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34)}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 0]}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 1]}} & port_rx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 2]}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 3]}} & port_rx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 4]}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 5]}} & port_tx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 6]}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 7]}} & port_tx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 8]}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 9]}} & port_rx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 10]}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 11]}} & port_tx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 12]}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
         end
+        bus_rd_ghit[7] = |bus_rd_sel_q[115:103];
         for (bus_rd_k = 1; bus_rd_k < 2; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_ghit[7] = bus_rd_ghit[7] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0);
-            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0)}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
-            bus_rd_ghit[7] = bus_rd_ghit[7] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8);
-            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8)}} & port_rx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[7] = bus_rd_ghit[7] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc);
-            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc)}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[7] = bus_rd_ghit[7] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10);
-            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10)}} & port_rx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[7] = bus_rd_ghit[7] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14);
-            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14)}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[7] = bus_rd_ghit[7] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18);
-            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18)}} & port_tx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[7] = bus_rd_ghit[7] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c);
-            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c)}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[7] = bus_rd_ghit[7] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20);
-            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20)}} & port_tx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[7] = bus_rd_ghit[7] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24);
-            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24)}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[7] = bus_rd_ghit[7] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28);
-            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28)}} & port_rx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[7] = bus_rd_ghit[7] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c);
-            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c)}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[7] = bus_rd_ghit[7] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30);
-            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30)}} & port_tx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[7] = bus_rd_ghit[7] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34);
-            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34)}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 0]}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 1]}} & port_rx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 2]}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 3]}} & port_rx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 4]}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 5]}} & port_tx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 6]}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 7]}} & port_tx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 8]}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 9]}} & port_rx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 10]}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 11]}} & port_tx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 12]}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
         end
+        bus_rd_ghit[8] = |bus_rd_sel_q[128:116];
         for (bus_rd_k = 2; bus_rd_k < 3; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_ghit[8] = bus_rd_ghit[8] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0);
-            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0)}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
-            bus_rd_ghit[8] = bus_rd_ghit[8] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8);
-            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8)}} & port_rx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[8] = bus_rd_ghit[8] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc);
-            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc)}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[8] = bus_rd_ghit[8] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10);
-            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10)}} & port_rx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[8] = bus_rd_ghit[8] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14);
-            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14)}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[8] = bus_rd_ghit[8] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18);
-            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18)}} & port_tx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[8] = bus_rd_ghit[8] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c);
-            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c)}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[8] = bus_rd_ghit[8] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20);
-            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20)}} & port_tx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[8] = bus_rd_ghit[8] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24);
-            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24)}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[8] = bus_rd_ghit[8] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28);
-            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28)}} & port_rx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[8] = bus_rd_ghit[8] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c);
-            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c)}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[8] = bus_rd_ghit[8] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30);
-            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30)}} & port_tx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[8] = bus_rd_ghit[8] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34);
-            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34)}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 0]}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 1]}} & port_rx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 2]}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 3]}} & port_rx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 4]}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 5]}} & port_tx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 6]}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 7]}} & port_tx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 8]}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 9]}} & port_rx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 10]}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 11]}} & port_tx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 12]}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
         end
+        bus_rd_ghit[9] = |bus_rd_sel_q[141:129];
         for (bus_rd_k = 3; bus_rd_k < 4; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_ghit[9] = bus_rd_ghit[9] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0);
-            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0)}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
-            bus_rd_ghit[9] = bus_rd_ghit[9] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8);
-            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8)}} & port_rx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[9] = bus_rd_ghit[9] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc);
-            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc)}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[9] = bus_rd_ghit[9] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10);
-            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10)}} & port_rx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[9] = bus_rd_ghit[9] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14);
-            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14)}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[9] = bus_rd_ghit[9] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18);
-            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18)}} & port_tx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[9] = bus_rd_ghit[9] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c);
-            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c)}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[9] = bus_rd_ghit[9] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20);
-            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20)}} & port_tx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[9] = bus_rd_ghit[9] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24);
-            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24)}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[9] = bus_rd_ghit[9] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28);
-            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28)}} & port_rx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[9] = bus_rd_ghit[9] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c);
-            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c)}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[9] = bus_rd_ghit[9] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30);
-            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30)}} & port_tx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[9] = bus_rd_ghit[9] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34);
-            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34)}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 0]}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 1]}} & port_rx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 2]}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 3]}} & port_rx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 4]}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 5]}} & port_tx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 6]}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 7]}} & port_tx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 8]}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 9]}} & port_rx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 10]}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 11]}} & port_tx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 12]}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
         end
+        bus_rd_ghit[10] = |bus_rd_sel_q[154:142];
         for (bus_rd_k = 4; bus_rd_k < 5; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_ghit[10] = bus_rd_ghit[10] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0);
-            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0)}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
-            bus_rd_ghit[10] = bus_rd_ghit[10] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8);
-            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8)}} & port_rx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[10] = bus_rd_ghit[10] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc);
-            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc)}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[10] = bus_rd_ghit[10] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10);
-            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10)}} & port_rx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[10] = bus_rd_ghit[10] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14);
-            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14)}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[10] = bus_rd_ghit[10] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18);
-            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18)}} & port_tx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[10] = bus_rd_ghit[10] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c);
-            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c)}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[10] = bus_rd_ghit[10] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20);
-            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20)}} & port_tx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[10] = bus_rd_ghit[10] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24);
-            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24)}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[10] = bus_rd_ghit[10] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28);
-            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28)}} & port_rx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[10] = bus_rd_ghit[10] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c);
-            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c)}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[10] = bus_rd_ghit[10] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30);
-            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30)}} & port_tx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[10] = bus_rd_ghit[10] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34);
-            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34)}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 0]}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
+            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 1]}} & port_rx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 2]}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 3]}} & port_rx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 4]}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 5]}} & port_tx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 6]}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 7]}} & port_tx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 8]}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 9]}} & port_rx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 10]}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 11]}} & port_tx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 12]}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
         end
+        bus_rd_ghit[11] = |bus_rd_sel_q[167:155];
         for (bus_rd_k = 5; bus_rd_k < 6; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_ghit[11] = bus_rd_ghit[11] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0);
-            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0)}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
-            bus_rd_ghit[11] = bus_rd_ghit[11] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8);
-            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8)}} & port_rx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[11] = bus_rd_ghit[11] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc);
-            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc)}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[11] = bus_rd_ghit[11] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10);
-            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10)}} & port_rx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[11] = bus_rd_ghit[11] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14);
-            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14)}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[11] = bus_rd_ghit[11] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18);
-            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18)}} & port_tx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[11] = bus_rd_ghit[11] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c);
-            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c)}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[11] = bus_rd_ghit[11] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20);
-            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20)}} & port_tx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[11] = bus_rd_ghit[11] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24);
-            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24)}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[11] = bus_rd_ghit[11] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28);
-            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28)}} & port_rx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[11] = bus_rd_ghit[11] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c);
-            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c)}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[11] = bus_rd_ghit[11] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30);
-            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30)}} & port_tx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[11] = bus_rd_ghit[11] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34);
-            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34)}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 0]}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
+            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 1]}} & port_rx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 2]}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 3]}} & port_rx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 4]}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 5]}} & port_tx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 6]}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 7]}} & port_tx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 8]}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 9]}} & port_rx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 10]}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 11]}} & port_tx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 12]}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
         end
+        bus_rd_ghit[12] = |bus_rd_sel_q[180:168];
         for (bus_rd_k = 6; bus_rd_k < 7; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_ghit[12] = bus_rd_ghit[12] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0);
-            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0)}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
-            bus_rd_ghit[12] = bus_rd_ghit[12] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8);
-            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8)}} & port_rx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[12] = bus_rd_ghit[12] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc);
-            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc)}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[12] = bus_rd_ghit[12] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10);
-            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10)}} & port_rx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[12] = bus_rd_ghit[12] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14);
-            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14)}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[12] = bus_rd_ghit[12] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18);
-            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18)}} & port_tx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[12] = bus_rd_ghit[12] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c);
-            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c)}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[12] = bus_rd_ghit[12] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20);
-            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20)}} & port_tx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[12] = bus_rd_ghit[12] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24);
-            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24)}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[12] = bus_rd_ghit[12] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28);
-            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28)}} & port_rx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[12] = bus_rd_ghit[12] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c);
-            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c)}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[12] = bus_rd_ghit[12] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30);
-            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30)}} & port_tx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[12] = bus_rd_ghit[12] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34);
-            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34)}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 0]}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
+            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 1]}} & port_rx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 2]}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 3]}} & port_rx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 4]}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 5]}} & port_tx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 6]}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 7]}} & port_tx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 8]}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 9]}} & port_rx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 10]}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 11]}} & port_tx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 12]}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
         end
+        bus_rd_ghit[13] = |bus_rd_sel_q[193:181];
         for (bus_rd_k = 7; bus_rd_k < 8; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_ghit[13] = bus_rd_ghit[13] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0);
-            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0)}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
-            bus_rd_ghit[13] = bus_rd_ghit[13] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8);
-            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8)}} & port_rx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[13] = bus_rd_ghit[13] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc);
-            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc)}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[13] = bus_rd_ghit[13] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10);
-            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10)}} & port_rx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[13] = bus_rd_ghit[13] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14);
-            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14)}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[13] = bus_rd_ghit[13] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18);
-            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18)}} & port_tx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[13] = bus_rd_ghit[13] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c);
-            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c)}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[13] = bus_rd_ghit[13] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20);
-            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20)}} & port_tx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[13] = bus_rd_ghit[13] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24);
-            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24)}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[13] = bus_rd_ghit[13] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28);
-            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28)}} & port_rx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[13] = bus_rd_ghit[13] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c);
-            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c)}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[13] = bus_rd_ghit[13] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30);
-            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30)}} & port_tx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[13] = bus_rd_ghit[13] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34);
-            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34)}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 0]}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
+            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 1]}} & port_rx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 2]}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 3]}} & port_rx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 4]}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 5]}} & port_tx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 6]}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 7]}} & port_tx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 8]}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 9]}} & port_rx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 10]}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 11]}} & port_tx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 12]}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
         end
+        bus_rd_ghit[14] = |bus_rd_sel_q[206:194];
         for (bus_rd_k = 8; bus_rd_k < 9; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_ghit[14] = bus_rd_ghit[14] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0);
-            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0)}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
-            bus_rd_ghit[14] = bus_rd_ghit[14] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8);
-            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8)}} & port_rx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[14] = bus_rd_ghit[14] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc);
-            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc)}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[14] = bus_rd_ghit[14] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10);
-            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10)}} & port_rx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[14] = bus_rd_ghit[14] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14);
-            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14)}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[14] = bus_rd_ghit[14] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18);
-            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18)}} & port_tx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[14] = bus_rd_ghit[14] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c);
-            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c)}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[14] = bus_rd_ghit[14] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20);
-            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20)}} & port_tx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[14] = bus_rd_ghit[14] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24);
-            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24)}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[14] = bus_rd_ghit[14] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28);
-            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28)}} & port_rx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[14] = bus_rd_ghit[14] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c);
-            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c)}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[14] = bus_rd_ghit[14] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30);
-            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30)}} & port_tx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[14] = bus_rd_ghit[14] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34);
-            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34)}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 0]}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
+            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 1]}} & port_rx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 2]}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 3]}} & port_rx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 4]}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 5]}} & port_tx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 6]}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 7]}} & port_tx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 8]}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 9]}} & port_rx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 10]}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 11]}} & port_tx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 12]}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
         end
+        bus_rd_ghit[15] = |bus_rd_sel_q[219:207];
         for (bus_rd_k = 9; bus_rd_k < 10; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_ghit[15] = bus_rd_ghit[15] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0);
-            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0)}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
-            bus_rd_ghit[15] = bus_rd_ghit[15] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8);
-            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8)}} & port_rx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[15] = bus_rd_ghit[15] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc);
-            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc)}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[15] = bus_rd_ghit[15] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10);
-            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10)}} & port_rx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[15] = bus_rd_ghit[15] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14);
-            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14)}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[15] = bus_rd_ghit[15] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18);
-            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18)}} & port_tx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[15] = bus_rd_ghit[15] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c);
-            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c)}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[15] = bus_rd_ghit[15] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20);
-            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20)}} & port_tx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[15] = bus_rd_ghit[15] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24);
-            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24)}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[15] = bus_rd_ghit[15] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28);
-            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28)}} & port_rx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[15] = bus_rd_ghit[15] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c);
-            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c)}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[15] = bus_rd_ghit[15] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30);
-            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30)}} & port_tx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[15] = bus_rd_ghit[15] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34);
-            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34)}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 0]}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
+            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 1]}} & port_rx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 2]}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 3]}} & port_rx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 4]}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 5]}} & port_tx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 6]}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 7]}} & port_tx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 8]}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 9]}} & port_rx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 10]}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 11]}} & port_tx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 12]}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
         end
+        bus_rd_ghit[16] = |bus_rd_sel_q[232:220];
         for (bus_rd_k = 10; bus_rd_k < 11; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_ghit[16] = bus_rd_ghit[16] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0);
-            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0)}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
-            bus_rd_ghit[16] = bus_rd_ghit[16] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8);
-            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8)}} & port_rx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[16] = bus_rd_ghit[16] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc);
-            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc)}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[16] = bus_rd_ghit[16] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10);
-            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10)}} & port_rx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[16] = bus_rd_ghit[16] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14);
-            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14)}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[16] = bus_rd_ghit[16] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18);
-            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18)}} & port_tx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[16] = bus_rd_ghit[16] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c);
-            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c)}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[16] = bus_rd_ghit[16] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20);
-            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20)}} & port_tx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[16] = bus_rd_ghit[16] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24);
-            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24)}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[16] = bus_rd_ghit[16] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28);
-            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28)}} & port_rx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[16] = bus_rd_ghit[16] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c);
-            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c)}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[16] = bus_rd_ghit[16] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30);
-            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30)}} & port_tx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[16] = bus_rd_ghit[16] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34);
-            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34)}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 0]}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
+            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 1]}} & port_rx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 2]}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 3]}} & port_rx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 4]}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 5]}} & port_tx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 6]}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 7]}} & port_tx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 8]}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 9]}} & port_rx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 10]}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 11]}} & port_tx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 12]}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
         end
+        bus_rd_ghit[17] = |bus_rd_sel_q[245:233];
         for (bus_rd_k = 11; bus_rd_k < 12; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_ghit[17] = bus_rd_ghit[17] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0);
-            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0)}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
-            bus_rd_ghit[17] = bus_rd_ghit[17] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8);
-            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8)}} & port_rx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[17] = bus_rd_ghit[17] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc);
-            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc)}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[17] = bus_rd_ghit[17] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10);
-            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10)}} & port_rx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[17] = bus_rd_ghit[17] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14);
-            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14)}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[17] = bus_rd_ghit[17] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18);
-            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18)}} & port_tx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[17] = bus_rd_ghit[17] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c);
-            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c)}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[17] = bus_rd_ghit[17] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20);
-            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20)}} & port_tx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[17] = bus_rd_ghit[17] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24);
-            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24)}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[17] = bus_rd_ghit[17] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28);
-            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28)}} & port_rx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[17] = bus_rd_ghit[17] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c);
-            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c)}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[17] = bus_rd_ghit[17] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30);
-            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30)}} & port_tx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[17] = bus_rd_ghit[17] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34);
-            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34)}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 0]}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
+            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 1]}} & port_rx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 2]}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 3]}} & port_rx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 4]}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 5]}} & port_tx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 6]}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 7]}} & port_tx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 8]}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 9]}} & port_rx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 10]}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 11]}} & port_tx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 12]}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
         end
+        bus_rd_ghit[18] = |bus_rd_sel_q[258:246];
         for (bus_rd_k = 12; bus_rd_k < 13; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_ghit[18] = bus_rd_ghit[18] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0);
-            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0)}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
-            bus_rd_ghit[18] = bus_rd_ghit[18] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8);
-            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8)}} & port_rx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[18] = bus_rd_ghit[18] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc);
-            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc)}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[18] = bus_rd_ghit[18] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10);
-            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10)}} & port_rx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[18] = bus_rd_ghit[18] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14);
-            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14)}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[18] = bus_rd_ghit[18] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18);
-            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18)}} & port_tx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[18] = bus_rd_ghit[18] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c);
-            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c)}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[18] = bus_rd_ghit[18] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20);
-            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20)}} & port_tx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[18] = bus_rd_ghit[18] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24);
-            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24)}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[18] = bus_rd_ghit[18] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28);
-            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28)}} & port_rx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[18] = bus_rd_ghit[18] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c);
-            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c)}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[18] = bus_rd_ghit[18] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30);
-            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30)}} & port_tx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[18] = bus_rd_ghit[18] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34);
-            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34)}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 0]}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
+            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 1]}} & port_rx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 2]}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 3]}} & port_rx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 4]}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 5]}} & port_tx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 6]}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 7]}} & port_tx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 8]}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 9]}} & port_rx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 10]}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 11]}} & port_tx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 12]}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
         end
+        bus_rd_ghit[19] = |bus_rd_sel_q[271:259];
         for (bus_rd_k = 13; bus_rd_k < 14; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_ghit[19] = bus_rd_ghit[19] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0);
-            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0)}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
-            bus_rd_ghit[19] = bus_rd_ghit[19] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8);
-            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8)}} & port_rx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[19] = bus_rd_ghit[19] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc);
-            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc)}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[19] = bus_rd_ghit[19] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10);
-            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10)}} & port_rx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[19] = bus_rd_ghit[19] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14);
-            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14)}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[19] = bus_rd_ghit[19] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18);
-            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18)}} & port_tx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[19] = bus_rd_ghit[19] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c);
-            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c)}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[19] = bus_rd_ghit[19] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20);
-            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20)}} & port_tx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[19] = bus_rd_ghit[19] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24);
-            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24)}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[19] = bus_rd_ghit[19] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28);
-            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28)}} & port_rx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[19] = bus_rd_ghit[19] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c);
-            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c)}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[19] = bus_rd_ghit[19] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30);
-            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30)}} & port_tx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[19] = bus_rd_ghit[19] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34);
-            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34)}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 0]}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
+            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 1]}} & port_rx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 2]}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 3]}} & port_rx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 4]}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 5]}} & port_tx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 6]}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 7]}} & port_tx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 8]}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 9]}} & port_rx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 10]}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 11]}} & port_tx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 12]}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
         end
+        bus_rd_ghit[20] = |bus_rd_sel_q[284:272];
         for (bus_rd_k = 14; bus_rd_k < 15; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_ghit[20] = bus_rd_ghit[20] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0);
-            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0)}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
-            bus_rd_ghit[20] = bus_rd_ghit[20] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8);
-            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8)}} & port_rx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[20] = bus_rd_ghit[20] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc);
-            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc)}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[20] = bus_rd_ghit[20] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10);
-            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10)}} & port_rx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[20] = bus_rd_ghit[20] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14);
-            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14)}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[20] = bus_rd_ghit[20] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18);
-            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18)}} & port_tx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[20] = bus_rd_ghit[20] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c);
-            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c)}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[20] = bus_rd_ghit[20] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20);
-            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20)}} & port_tx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[20] = bus_rd_ghit[20] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24);
-            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24)}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[20] = bus_rd_ghit[20] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28);
-            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28)}} & port_rx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[20] = bus_rd_ghit[20] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c);
-            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c)}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[20] = bus_rd_ghit[20] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30);
-            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30)}} & port_tx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[20] = bus_rd_ghit[20] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34);
-            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34)}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 0]}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
+            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 1]}} & port_rx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 2]}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 3]}} & port_rx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 4]}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 5]}} & port_tx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 6]}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 7]}} & port_tx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 8]}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 9]}} & port_rx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 10]}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 11]}} & port_tx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 12]}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
         end
+        bus_rd_ghit[21] = |bus_rd_sel_q[297:285];
         for (bus_rd_k = 15; bus_rd_k < 16; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_ghit[21] = bus_rd_ghit[21] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0);
-            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0)}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
-            bus_rd_ghit[21] = bus_rd_ghit[21] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8);
-            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8)}} & port_rx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[21] = bus_rd_ghit[21] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc);
-            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc)}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[21] = bus_rd_ghit[21] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10);
-            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10)}} & port_rx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[21] = bus_rd_ghit[21] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14);
-            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14)}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[21] = bus_rd_ghit[21] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18);
-            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18)}} & port_tx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[21] = bus_rd_ghit[21] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c);
-            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c)}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[21] = bus_rd_ghit[21] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20);
-            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20)}} & port_tx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[21] = bus_rd_ghit[21] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24);
-            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24)}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[21] = bus_rd_ghit[21] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28);
-            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28)}} & port_rx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[21] = bus_rd_ghit[21] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c);
-            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c)}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[21] = bus_rd_ghit[21] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30);
-            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30)}} & port_tx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_ghit[21] = bus_rd_ghit[21] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34);
-            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34)}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 0]}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
+            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 1]}} & port_rx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 2]}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 3]}} & port_rx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 4]}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 5]}} & port_tx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 6]}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 7]}} & port_tx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 8]}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 9]}} & port_rx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 10]}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 11]}} & port_tx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 12]}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
         end
     end
 
@@ -1149,6 +1014,9 @@ module fp_node_regs (
             if (bus_wr_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h34) bus_wr_hit = 1'b1;
         end
     end
+
+    // Bus signals this map has no use for.
+    wire unused = &{1'b0, bus_rd_addr};
 
 endmodule
 

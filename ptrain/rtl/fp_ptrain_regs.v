@@ -7,7 +7,8 @@
 //
 // The bus protocol is the shared slave lib/rtl/fp_axil_slave.v (instance bus_axil); this module
 // adds what the description decides: the address decode, the registers and a port per field.
-// Reads are decoded into 14 groups of up to 16 words, the first stage of the slave's read.
+// A read's address is decoded into a select bit per word when the read starts (stage 0),
+// and the words are ORed into 14 groups of up to 16 words when it is served (stage 1).
 //
 // Registers (byte offset, access, width, name; 4096 bytes, ptrain/docs/regs/ptrain.md):
 //   0x000                   ro const 32  id
@@ -82,8 +83,8 @@
 //   0x820 + i*0x40 (i < 4)  ro       32  stream_train_first
 //   0x824 + i*0x40 (i < 4)  ro       32  stream_train_end
 //
-// Latency:    read 2 cycles: rvalid (with the data sampled at the AR handshake) rises
-//             2 cycles after the AR handshake when no earlier response is waiting.
+// Latency:    read 3 cycles: rvalid (with the data sampled at the AR handshake) rises
+//             3 cycles after the AR handshake when no earlier response is waiting.
 //             write 1 cycle: the register and its port change, and bvalid rises,
 //             1 cycle after the later of the AW and W handshakes, once the previous
 //             write response is taken. Pulse strobes are high for that one cycle.
@@ -213,52 +214,56 @@ module fp_ptrain_regs (
 );
 
     // ---- Bus: fp_axil_slave takes AW/W/AR into holding registers and answers B and R. A write
-    // commits in the cycle bus_wr_en is high (bus_wr_hit: the word is mapped); a read is served
-    // in the cycle bus_rd_en is high: the slave registers the groups below (stage 1) and ORs
-    // them into its R register (stage 2). Each group's register is placed beside the group's
-    // sources, so no wide OR tree converges on one spot. bus_*_addr are word addresses.
-    wire             bus_wr_en, bus_rd_en;
-    wire [9:0]       bus_wr_addr, bus_rd_addr;
+    // commits in the cycle bus_wr_en is high (bus_wr_hit: the word is mapped). A read starts
+    // in the cycle bus_rd_start is high: its address is decoded into the select bits below
+    // (stage 0); it is served in the cycle bus_rd_en is high: the slave registers the groups
+    // (stage 1) and ORs them into its R register (stage 2). No comparator is between the
+    // address and the data, and each group's register is placed beside the group's sources,
+    // so no wide OR tree converges on one spot. bus_*_addr are word addresses.
+    wire             bus_wr_en, bus_rd_start, bus_rd_en;
+    wire [9:0]       bus_wr_addr, bus_rd_start_addr, bus_rd_addr;
     wire [31:0]      bus_wr_data;
     wire [3:0]       bus_wr_strb;
     reg              bus_wr_hit;
     reg  [447:0]     bus_rd_grp;
     reg  [13:0]      bus_rd_ghit;
     wire [31:0]      bus_wr_byte = {20'd0, bus_wr_addr, 2'b00};
-    wire [31:0]      bus_rd_byte = {20'd0, bus_rd_addr, 2'b00};
+    wire [31:0]      bus_rd_start_byte = {20'd0, bus_rd_start_addr, 2'b00};
 
     fp_axil_slave #(
         .ADDR_WIDTH(12),
         .READ_GROUPS(14)
     ) bus_axil (
-        .clk            (clk),
-        .rst            (rst),
-        .s_axil_awaddr  (s_axil_awaddr),
-        .s_axil_awvalid (s_axil_awvalid),
-        .s_axil_awready (s_axil_awready),
-        .s_axil_wdata   (s_axil_wdata),
-        .s_axil_wstrb   (s_axil_wstrb),
-        .s_axil_wvalid  (s_axil_wvalid),
-        .s_axil_wready  (s_axil_wready),
-        .s_axil_bresp   (s_axil_bresp),
-        .s_axil_bvalid  (s_axil_bvalid),
-        .s_axil_bready  (s_axil_bready),
-        .s_axil_araddr  (s_axil_araddr),
-        .s_axil_arvalid (s_axil_arvalid),
-        .s_axil_arready (s_axil_arready),
-        .s_axil_rdata   (s_axil_rdata),
-        .s_axil_rresp   (s_axil_rresp),
-        .s_axil_rvalid  (s_axil_rvalid),
-        .s_axil_rready  (s_axil_rready),
-        .reg_wr_en      (bus_wr_en),
-        .reg_wr_addr    (bus_wr_addr),
-        .reg_wr_data    (bus_wr_data),
-        .reg_wr_strb    (bus_wr_strb),
-        .reg_wr_hit     (bus_wr_hit),
-        .reg_rd_en      (bus_rd_en),
-        .reg_rd_addr    (bus_rd_addr),
-        .reg_rd_data    (bus_rd_grp),
-        .reg_rd_hit     (bus_rd_ghit)
+        .clk               (clk),
+        .rst               (rst),
+        .s_axil_awaddr     (s_axil_awaddr),
+        .s_axil_awvalid    (s_axil_awvalid),
+        .s_axil_awready    (s_axil_awready),
+        .s_axil_wdata      (s_axil_wdata),
+        .s_axil_wstrb      (s_axil_wstrb),
+        .s_axil_wvalid     (s_axil_wvalid),
+        .s_axil_wready     (s_axil_wready),
+        .s_axil_bresp      (s_axil_bresp),
+        .s_axil_bvalid     (s_axil_bvalid),
+        .s_axil_bready     (s_axil_bready),
+        .s_axil_araddr     (s_axil_araddr),
+        .s_axil_arvalid    (s_axil_arvalid),
+        .s_axil_arready    (s_axil_arready),
+        .s_axil_rdata      (s_axil_rdata),
+        .s_axil_rresp      (s_axil_rresp),
+        .s_axil_rvalid     (s_axil_rvalid),
+        .s_axil_rready     (s_axil_rready),
+        .reg_wr_en         (bus_wr_en),
+        .reg_wr_addr       (bus_wr_addr),
+        .reg_wr_data       (bus_wr_data),
+        .reg_wr_strb       (bus_wr_strb),
+        .reg_wr_hit        (bus_wr_hit),
+        .reg_rd_start      (bus_rd_start),
+        .reg_rd_start_addr (bus_rd_start_addr),
+        .reg_rd_en         (bus_rd_en),
+        .reg_rd_addr       (bus_rd_addr),
+        .reg_rd_data       (bus_rd_grp),
+        .reg_rd_hit        (bus_rd_ghit)
     );
 
     // ---- Registers
@@ -385,7 +390,7 @@ module fp_ptrain_regs (
     always @(posedge clk) begin
         if (rst) begin
             cycles_hi_q <= 32'd0;
-        end else if (bus_rd_en && bus_rd_byte == 32'h010) begin
+        end else if (bus_rd_en && bus_rd_sel_q[3]) begin
             cycles_hi_q <= cycles[63:32];
         end
     end
@@ -641,7 +646,7 @@ module fp_ptrain_regs (
     always @(posedge clk) begin
         if (rst) begin
             clock_phase_err_hi_q <= 32'd0;
-        end else if (bus_rd_en && bus_rd_byte == 32'h228) begin
+        end else if (bus_rd_en && bus_rd_sel_q[44]) begin
             clock_phase_err_hi_q <= clock_phase_err[63:32];
         end
     end
@@ -651,7 +656,7 @@ module fp_ptrain_regs (
     always @(posedge clk) begin
         if (rst) begin
             clock_now_hi_q <= 32'd0;
-        end else if (bus_rd_en && bus_rd_byte == 32'h248) begin
+        end else if (bus_rd_en && bus_rd_sel_q[51]) begin
             clock_now_hi_q <= clock_now[63:32];
         end
     end
@@ -877,299 +882,301 @@ module fp_ptrain_regs (
         end
     endgenerate
 
-    // ---- Read data (stage 1: one OR per group of words) and address decode
+    // ---- Read decode (stage 0): one select bit per mapped word, set when a read of that word
+    // starts; the addresses are distinct, so at most one bit is set.
     integer bus_rd_k, bus_wr_k;
+    reg  [164:0]     bus_rd_sel_q;
+    always @(posedge clk) begin
+        if (bus_rd_start) begin
+            bus_rd_sel_q[0] <= bus_rd_start_byte == 32'h000;
+            bus_rd_sel_q[1] <= bus_rd_start_byte == 32'h004;
+            bus_rd_sel_q[2] <= bus_rd_start_byte == 32'h008;
+            bus_rd_sel_q[3] <= bus_rd_start_byte == 32'h010;
+            bus_rd_sel_q[4] <= bus_rd_start_byte == 32'h014;
+            bus_rd_sel_q[5] <= bus_rd_start_byte == 32'h020;
+            bus_rd_sel_q[6] <= bus_rd_start_byte == 32'h024;
+            bus_rd_sel_q[7] <= bus_rd_start_byte == 32'h028;
+            bus_rd_sel_q[8] <= bus_rd_start_byte == 32'h030;
+            bus_rd_sel_q[9] <= bus_rd_start_byte == 32'h034;
+            bus_rd_sel_q[10] <= bus_rd_start_byte == 32'h038;
+            bus_rd_sel_q[11] <= bus_rd_start_byte == 32'h03c;
+            bus_rd_sel_q[12] <= bus_rd_start_byte == 32'h040;
+            bus_rd_sel_q[13] <= bus_rd_start_byte == 32'h044;
+            bus_rd_sel_q[14] <= bus_rd_start_byte == 32'h070;
+            bus_rd_sel_q[15] <= bus_rd_start_byte == 32'h074;
+            bus_rd_sel_q[16] <= bus_rd_start_byte == 32'h078;
+            bus_rd_sel_q[17] <= bus_rd_start_byte == 32'h07c;
+            bus_rd_sel_q[18] <= bus_rd_start_byte == 32'h080;
+            bus_rd_sel_q[19] <= bus_rd_start_byte == 32'h084;
+            bus_rd_sel_q[20] <= bus_rd_start_byte == 32'h088;
+            bus_rd_sel_q[21] <= bus_rd_start_byte == 32'h090;
+            bus_rd_sel_q[22] <= bus_rd_start_byte == 32'h094;
+            bus_rd_sel_q[23] <= bus_rd_start_byte == 32'h098;
+            bus_rd_sel_q[24] <= bus_rd_start_byte == 32'h0a0;
+            bus_rd_sel_q[25] <= bus_rd_start_byte == 32'h100;
+            bus_rd_sel_q[26] <= bus_rd_start_byte == 32'h104;
+            bus_rd_sel_q[27] <= bus_rd_start_byte == 32'h108;
+            bus_rd_sel_q[28] <= bus_rd_start_byte == 32'h10c;
+            bus_rd_sel_q[29] <= bus_rd_start_byte == 32'h110;
+            bus_rd_sel_q[30] <= bus_rd_start_byte == 32'h114;
+            bus_rd_sel_q[31] <= bus_rd_start_byte == 32'h118;
+            bus_rd_sel_q[32] <= bus_rd_start_byte == 32'h11c;
+            bus_rd_sel_q[33] <= bus_rd_start_byte == 32'h120;
+            bus_rd_sel_q[34] <= bus_rd_start_byte == 32'h124;
+            bus_rd_sel_q[35] <= bus_rd_start_byte == 32'h128;
+            bus_rd_sel_q[36] <= bus_rd_start_byte == 32'h12c;
+            bus_rd_sel_q[37] <= bus_rd_start_byte == 32'h200;
+            bus_rd_sel_q[38] <= bus_rd_start_byte == 32'h208;
+            bus_rd_sel_q[39] <= bus_rd_start_byte == 32'h20c;
+            bus_rd_sel_q[40] <= bus_rd_start_byte == 32'h210;
+            bus_rd_sel_q[41] <= bus_rd_start_byte == 32'h214;
+            bus_rd_sel_q[42] <= bus_rd_start_byte == 32'h218;
+            bus_rd_sel_q[43] <= bus_rd_start_byte == 32'h220;
+            bus_rd_sel_q[44] <= bus_rd_start_byte == 32'h228;
+            bus_rd_sel_q[45] <= bus_rd_start_byte == 32'h22c;
+            bus_rd_sel_q[46] <= bus_rd_start_byte == 32'h230;
+            bus_rd_sel_q[47] <= bus_rd_start_byte == 32'h234;
+            bus_rd_sel_q[48] <= bus_rd_start_byte == 32'h238;
+            bus_rd_sel_q[49] <= bus_rd_start_byte == 32'h23c;
+            bus_rd_sel_q[50] <= bus_rd_start_byte == 32'h240;
+            bus_rd_sel_q[51] <= bus_rd_start_byte == 32'h248;
+            bus_rd_sel_q[52] <= bus_rd_start_byte == 32'h24c;
+            for (bus_rd_k = 0; bus_rd_k < 4; bus_rd_k = bus_rd_k + 1) begin
+                bus_rd_sel_q[53 + bus_rd_k * 1 + 0] <= bus_rd_start_byte == 32'h050 + bus_rd_k * 32'h4 + 32'h0;
+            end
+            for (bus_rd_k = 0; bus_rd_k < 4; bus_rd_k = bus_rd_k + 1) begin
+                bus_rd_sel_q[57 + bus_rd_k * 1 + 0] <= bus_rd_start_byte == 32'h060 + bus_rd_k * 32'h4 + 32'h0;
+            end
+            for (bus_rd_k = 0; bus_rd_k < 4; bus_rd_k = bus_rd_k + 1) begin
+                bus_rd_sel_q[61 + bus_rd_k * 16 + 0] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0;
+                bus_rd_sel_q[61 + bus_rd_k * 16 + 1] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h4;
+                bus_rd_sel_q[61 + bus_rd_k * 16 + 2] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8;
+                bus_rd_sel_q[61 + bus_rd_k * 16 + 3] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc;
+                bus_rd_sel_q[61 + bus_rd_k * 16 + 4] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10;
+                bus_rd_sel_q[61 + bus_rd_k * 16 + 5] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14;
+                bus_rd_sel_q[61 + bus_rd_k * 16 + 6] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18;
+                bus_rd_sel_q[61 + bus_rd_k * 16 + 7] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c;
+                bus_rd_sel_q[61 + bus_rd_k * 16 + 8] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20;
+                bus_rd_sel_q[61 + bus_rd_k * 16 + 9] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24;
+                bus_rd_sel_q[61 + bus_rd_k * 16 + 10] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28;
+                bus_rd_sel_q[61 + bus_rd_k * 16 + 11] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c;
+                bus_rd_sel_q[61 + bus_rd_k * 16 + 12] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30;
+                bus_rd_sel_q[61 + bus_rd_k * 16 + 13] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34;
+                bus_rd_sel_q[61 + bus_rd_k * 16 + 14] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h38;
+                bus_rd_sel_q[61 + bus_rd_k * 16 + 15] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h3c;
+            end
+            for (bus_rd_k = 0; bus_rd_k < 4; bus_rd_k = bus_rd_k + 1) begin
+                bus_rd_sel_q[125 + bus_rd_k * 10 + 0] <= bus_rd_start_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h0;
+                bus_rd_sel_q[125 + bus_rd_k * 10 + 1] <= bus_rd_start_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h4;
+                bus_rd_sel_q[125 + bus_rd_k * 10 + 2] <= bus_rd_start_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h8;
+                bus_rd_sel_q[125 + bus_rd_k * 10 + 3] <= bus_rd_start_byte == 32'h800 + bus_rd_k * 32'h40 + 32'hc;
+                bus_rd_sel_q[125 + bus_rd_k * 10 + 4] <= bus_rd_start_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h10;
+                bus_rd_sel_q[125 + bus_rd_k * 10 + 5] <= bus_rd_start_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h14;
+                bus_rd_sel_q[125 + bus_rd_k * 10 + 6] <= bus_rd_start_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h18;
+                bus_rd_sel_q[125 + bus_rd_k * 10 + 7] <= bus_rd_start_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h1c;
+                bus_rd_sel_q[125 + bus_rd_k * 10 + 8] <= bus_rd_start_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h20;
+                bus_rd_sel_q[125 + bus_rd_k * 10 + 9] <= bus_rd_start_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h24;
+            end
+        end
+    end
+
+    // ---- Read data (stage 1's inputs): per group, the OR of its words ANDed with their select
+    // bits (a balanced tree of a few LUT levels, no comparator), and the group's hit bit
     always @* begin
         bus_rd_grp  = 448'd0;
         bus_rd_ghit = 14'd0;
-        case (bus_rd_byte)
-            32'h000: begin bus_rd_ghit[0] = 1'b1; bus_rd_grp[31:0] = {16'h4650, 16'h0006}; end
-            32'h004: begin bus_rd_ghit[0] = 1'b1; bus_rd_grp[31:0] = {16'h0001, 16'h0000}; end
-            32'h008: begin bus_rd_ghit[0] = 1'b1; bus_rd_grp[31:0] = scratch; end
-            32'h010: begin bus_rd_ghit[0] = 1'b1; bus_rd_grp[31:0] = cycles[31:0]; end
-            32'h014: begin bus_rd_ghit[0] = 1'b1; bus_rd_grp[31:0] = cycles_hi_q; end
-            32'h020: begin bus_rd_ghit[0] = 1'b1; bus_rd_grp[31:0] = {16'd0, build_streams, build_rules, build_data_width}; end
-            32'h024: begin bus_rd_ghit[0] = 1'b1; bus_rd_grp[31:0] = 32'd0; end
-            32'h028: begin bus_rd_ghit[0] = 1'b1; bus_rd_grp[31:0] = {29'd0, gen_status_refused, gen_status_done, gen_status_running}; end
-            32'h030: begin bus_rd_ghit[0] = 1'b1; bus_rd_grp[31:0] = gen_dst_mac_addr[31:0]; end
-            32'h034: begin bus_rd_ghit[0] = 1'b1; bus_rd_grp[31:0] = {16'd0, gen_dst_mac_addr[47:32]}; end
-            32'h038: begin bus_rd_ghit[0] = 1'b1; bus_rd_grp[31:0] = gen_src_mac_addr[31:0]; end
-            32'h03c: begin bus_rd_ghit[0] = 1'b1; bus_rd_grp[31:0] = {16'd0, gen_src_mac_addr[47:32]}; end
-            32'h040: begin bus_rd_ghit[0] = 1'b1; bus_rd_grp[31:0] = {gen_layout_vlan_tci, 14'd0, gen_layout_ipv6, gen_layout_vlan_en}; end
-            32'h044: begin bus_rd_ghit[0] = 1'b1; bus_rd_grp[31:0] = {8'd0, gen_ip_stream, gen_ip_tos, gen_ip_ttl}; end
-            32'h070: begin bus_rd_ghit[0] = 1'b1; bus_rd_grp[31:0] = {gen_ports_dport, gen_ports_sport}; end
-            32'h074: begin bus_rd_ghit[0] = 1'b1; bus_rd_grp[31:0] = {16'd0, gen_frame_len_bytes}; end
-            32'h078: begin bus_rd_ghit[1] = 1'b1; bus_rd_grp[63:32] = gen_train_len; end
-            32'h07c: begin bus_rd_ghit[1] = 1'b1; bus_rd_grp[63:32] = gen_num_trains; end
-            32'h080: begin bus_rd_ghit[1] = 1'b1; bus_rd_grp[63:32] = gen_period; end
-            32'h084: begin bus_rd_ghit[1] = 1'b1; bus_rd_grp[63:32] = gen_train_gap; end
-            32'h088: begin bus_rd_ghit[1] = 1'b1; bus_rd_grp[63:32] = gen_first_seq; end
-            32'h090: begin bus_rd_ghit[1] = 1'b1; bus_rd_grp[63:32] = gen_frames; end
-            32'h094: begin bus_rd_ghit[1] = 1'b1; bus_rd_grp[63:32] = gen_trains; end
-            32'h098: begin bus_rd_ghit[1] = 1'b1; bus_rd_grp[63:32] = gen_refused; end
-            32'h0a0: begin bus_rd_ghit[1] = 1'b1; bus_rd_grp[63:32] = {28'd0, rx_rule_en_rules}; end
-            32'h100: begin bus_rd_ghit[1] = 1'b1; bus_rd_grp[63:32] = rx_frames; end
-            32'h104: begin bus_rd_ghit[1] = 1'b1; bus_rd_grp[63:32] = rx_not_selected; end
-            32'h108: begin bus_rd_ghit[1] = 1'b1; bus_rd_grp[63:32] = rx_foreign; end
-            32'h10c: begin bus_rd_ghit[1] = 1'b1; bus_rd_grp[63:32] = rx_truncated; end
-            32'h110: begin bus_rd_ghit[1] = 1'b1; bus_rd_grp[63:32] = rx_bad_length; end
-            32'h114: begin bus_rd_ghit[1] = 1'b1; bus_rd_grp[63:32] = rx_fragment; end
-            32'h118: begin bus_rd_ghit[1] = 1'b1; bus_rd_grp[63:32] = rx_bad_checksum; end
-            32'h11c: begin bus_rd_ghit[2] = 1'b1; bus_rd_grp[95:64] = rx_bad_fields; end
-            32'h120: begin bus_rd_ghit[2] = 1'b1; bus_rd_grp[95:64] = rx_records; end
-            32'h124: begin bus_rd_ghit[2] = 1'b1; bus_rd_grp[95:64] = rx_record_drops; end
-            32'h128: begin bus_rd_ghit[2] = 1'b1; bus_rd_grp[95:64] = rx_bad_fcs; end
-            32'h12c: begin bus_rd_ghit[2] = 1'b1; bus_rd_grp[95:64] = rx_untracked; end
-            32'h200: begin bus_rd_ghit[2] = 1'b1; bus_rd_grp[95:64] = {11'd0, clock_ctrl_ki_shift, 3'd0, clock_ctrl_kp_shift, 7'd0, clock_ctrl_enable}; end
-            32'h208: begin bus_rd_ghit[2] = 1'b1; bus_rd_grp[95:64] = clock_tod_ns_ns[31:0]; end
-            32'h20c: begin bus_rd_ghit[2] = 1'b1; bus_rd_grp[95:64] = {16'd0, clock_tod_ns_ns[47:32]}; end
-            32'h210: begin bus_rd_ghit[2] = 1'b1; bus_rd_grp[95:64] = clock_lock_ns; end
-            32'h214: begin bus_rd_ghit[2] = 1'b1; bus_rd_grp[95:64] = clock_step_ns; end
-            32'h218: begin bus_rd_ghit[2] = 1'b1; bus_rd_grp[95:64] = clock_reject_ns; end
-            32'h220: begin bus_rd_ghit[2] = 1'b1; bus_rd_grp[95:64] = {28'd0, clock_status_holdover, clock_status_locked, clock_status_state}; end
-            32'h228: begin bus_rd_ghit[2] = 1'b1; bus_rd_grp[95:64] = clock_phase_err[31:0]; end
-            32'h22c: begin bus_rd_ghit[2] = 1'b1; bus_rd_grp[95:64] = clock_phase_err_hi_q; end
-            32'h230: begin bus_rd_ghit[2] = 1'b1; bus_rd_grp[95:64] = clock_freq_ppb; end
-            32'h234: begin bus_rd_ghit[2] = 1'b1; bus_rd_grp[95:64] = clock_pulses; end
-            32'h238: begin bus_rd_ghit[3] = 1'b1; bus_rd_grp[127:96] = clock_steps; end
-            32'h23c: begin bus_rd_ghit[3] = 1'b1; bus_rd_grp[127:96] = clock_missed; end
-            32'h240: begin bus_rd_ghit[3] = 1'b1; bus_rd_grp[127:96] = clock_rejected; end
-            32'h248: begin bus_rd_ghit[3] = 1'b1; bus_rd_grp[127:96] = clock_now[31:0]; end
-            32'h24c: begin bus_rd_ghit[3] = 1'b1; bus_rd_grp[127:96] = clock_now_hi_q; end
-            default: ;
-        endcase
-        // array words: at most one address matches; OR (a balanced tree), not if-chains
+        bus_rd_ghit[0] = |bus_rd_sel_q[15:0];
+        bus_rd_grp[31:0] = bus_rd_grp[31:0] | ({32{bus_rd_sel_q[0]}} & {16'h4650, 16'h0006});
+        bus_rd_grp[31:0] = bus_rd_grp[31:0] | ({32{bus_rd_sel_q[1]}} & {16'h0001, 16'h0000});
+        bus_rd_grp[31:0] = bus_rd_grp[31:0] | ({32{bus_rd_sel_q[2]}} & scratch);
+        bus_rd_grp[31:0] = bus_rd_grp[31:0] | ({32{bus_rd_sel_q[3]}} & cycles[31:0]);
+        bus_rd_grp[31:0] = bus_rd_grp[31:0] | ({32{bus_rd_sel_q[4]}} & cycles_hi_q);
+        bus_rd_grp[31:0] = bus_rd_grp[31:0] | ({32{bus_rd_sel_q[5]}} & {16'd0, build_streams, build_rules, build_data_width});
+        bus_rd_grp[31:0] = bus_rd_grp[31:0] | ({32{bus_rd_sel_q[6]}} & 32'd0);
+        bus_rd_grp[31:0] = bus_rd_grp[31:0] | ({32{bus_rd_sel_q[7]}} & {29'd0, gen_status_refused, gen_status_done, gen_status_running});
+        bus_rd_grp[31:0] = bus_rd_grp[31:0] | ({32{bus_rd_sel_q[8]}} & gen_dst_mac_addr[31:0]);
+        bus_rd_grp[31:0] = bus_rd_grp[31:0] | ({32{bus_rd_sel_q[9]}} & {16'd0, gen_dst_mac_addr[47:32]});
+        bus_rd_grp[31:0] = bus_rd_grp[31:0] | ({32{bus_rd_sel_q[10]}} & gen_src_mac_addr[31:0]);
+        bus_rd_grp[31:0] = bus_rd_grp[31:0] | ({32{bus_rd_sel_q[11]}} & {16'd0, gen_src_mac_addr[47:32]});
+        bus_rd_grp[31:0] = bus_rd_grp[31:0] | ({32{bus_rd_sel_q[12]}} & {gen_layout_vlan_tci, 14'd0, gen_layout_ipv6, gen_layout_vlan_en});
+        bus_rd_grp[31:0] = bus_rd_grp[31:0] | ({32{bus_rd_sel_q[13]}} & {8'd0, gen_ip_stream, gen_ip_tos, gen_ip_ttl});
+        bus_rd_grp[31:0] = bus_rd_grp[31:0] | ({32{bus_rd_sel_q[14]}} & {gen_ports_dport, gen_ports_sport});
+        bus_rd_grp[31:0] = bus_rd_grp[31:0] | ({32{bus_rd_sel_q[15]}} & {16'd0, gen_frame_len_bytes});
+        bus_rd_ghit[1] = |bus_rd_sel_q[31:16];
+        bus_rd_grp[63:32] = bus_rd_grp[63:32] | ({32{bus_rd_sel_q[16]}} & gen_train_len);
+        bus_rd_grp[63:32] = bus_rd_grp[63:32] | ({32{bus_rd_sel_q[17]}} & gen_num_trains);
+        bus_rd_grp[63:32] = bus_rd_grp[63:32] | ({32{bus_rd_sel_q[18]}} & gen_period);
+        bus_rd_grp[63:32] = bus_rd_grp[63:32] | ({32{bus_rd_sel_q[19]}} & gen_train_gap);
+        bus_rd_grp[63:32] = bus_rd_grp[63:32] | ({32{bus_rd_sel_q[20]}} & gen_first_seq);
+        bus_rd_grp[63:32] = bus_rd_grp[63:32] | ({32{bus_rd_sel_q[21]}} & gen_frames);
+        bus_rd_grp[63:32] = bus_rd_grp[63:32] | ({32{bus_rd_sel_q[22]}} & gen_trains);
+        bus_rd_grp[63:32] = bus_rd_grp[63:32] | ({32{bus_rd_sel_q[23]}} & gen_refused);
+        bus_rd_grp[63:32] = bus_rd_grp[63:32] | ({32{bus_rd_sel_q[24]}} & {28'd0, rx_rule_en_rules});
+        bus_rd_grp[63:32] = bus_rd_grp[63:32] | ({32{bus_rd_sel_q[25]}} & rx_frames);
+        bus_rd_grp[63:32] = bus_rd_grp[63:32] | ({32{bus_rd_sel_q[26]}} & rx_not_selected);
+        bus_rd_grp[63:32] = bus_rd_grp[63:32] | ({32{bus_rd_sel_q[27]}} & rx_foreign);
+        bus_rd_grp[63:32] = bus_rd_grp[63:32] | ({32{bus_rd_sel_q[28]}} & rx_truncated);
+        bus_rd_grp[63:32] = bus_rd_grp[63:32] | ({32{bus_rd_sel_q[29]}} & rx_bad_length);
+        bus_rd_grp[63:32] = bus_rd_grp[63:32] | ({32{bus_rd_sel_q[30]}} & rx_fragment);
+        bus_rd_grp[63:32] = bus_rd_grp[63:32] | ({32{bus_rd_sel_q[31]}} & rx_bad_checksum);
+        bus_rd_ghit[2] = |bus_rd_sel_q[47:32];
+        bus_rd_grp[95:64] = bus_rd_grp[95:64] | ({32{bus_rd_sel_q[32]}} & rx_bad_fields);
+        bus_rd_grp[95:64] = bus_rd_grp[95:64] | ({32{bus_rd_sel_q[33]}} & rx_records);
+        bus_rd_grp[95:64] = bus_rd_grp[95:64] | ({32{bus_rd_sel_q[34]}} & rx_record_drops);
+        bus_rd_grp[95:64] = bus_rd_grp[95:64] | ({32{bus_rd_sel_q[35]}} & rx_bad_fcs);
+        bus_rd_grp[95:64] = bus_rd_grp[95:64] | ({32{bus_rd_sel_q[36]}} & rx_untracked);
+        bus_rd_grp[95:64] = bus_rd_grp[95:64] | ({32{bus_rd_sel_q[37]}} & {11'd0, clock_ctrl_ki_shift, 3'd0, clock_ctrl_kp_shift, 7'd0, clock_ctrl_enable});
+        bus_rd_grp[95:64] = bus_rd_grp[95:64] | ({32{bus_rd_sel_q[38]}} & clock_tod_ns_ns[31:0]);
+        bus_rd_grp[95:64] = bus_rd_grp[95:64] | ({32{bus_rd_sel_q[39]}} & {16'd0, clock_tod_ns_ns[47:32]});
+        bus_rd_grp[95:64] = bus_rd_grp[95:64] | ({32{bus_rd_sel_q[40]}} & clock_lock_ns);
+        bus_rd_grp[95:64] = bus_rd_grp[95:64] | ({32{bus_rd_sel_q[41]}} & clock_step_ns);
+        bus_rd_grp[95:64] = bus_rd_grp[95:64] | ({32{bus_rd_sel_q[42]}} & clock_reject_ns);
+        bus_rd_grp[95:64] = bus_rd_grp[95:64] | ({32{bus_rd_sel_q[43]}} & {28'd0, clock_status_holdover, clock_status_locked, clock_status_state});
+        bus_rd_grp[95:64] = bus_rd_grp[95:64] | ({32{bus_rd_sel_q[44]}} & clock_phase_err[31:0]);
+        bus_rd_grp[95:64] = bus_rd_grp[95:64] | ({32{bus_rd_sel_q[45]}} & clock_phase_err_hi_q);
+        bus_rd_grp[95:64] = bus_rd_grp[95:64] | ({32{bus_rd_sel_q[46]}} & clock_freq_ppb);
+        bus_rd_grp[95:64] = bus_rd_grp[95:64] | ({32{bus_rd_sel_q[47]}} & clock_pulses);
+        bus_rd_ghit[3] = |bus_rd_sel_q[52:48];
+        bus_rd_grp[127:96] = bus_rd_grp[127:96] | ({32{bus_rd_sel_q[48]}} & clock_steps);
+        bus_rd_grp[127:96] = bus_rd_grp[127:96] | ({32{bus_rd_sel_q[49]}} & clock_missed);
+        bus_rd_grp[127:96] = bus_rd_grp[127:96] | ({32{bus_rd_sel_q[50]}} & clock_rejected);
+        bus_rd_grp[127:96] = bus_rd_grp[127:96] | ({32{bus_rd_sel_q[51]}} & clock_now[31:0]);
+        bus_rd_grp[127:96] = bus_rd_grp[127:96] | ({32{bus_rd_sel_q[52]}} & clock_now_hi_q);
+        bus_rd_ghit[4] = |bus_rd_sel_q[56:53];
         for (bus_rd_k = 0; bus_rd_k < 4; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_ghit[4] = bus_rd_ghit[4] | (bus_rd_byte == 32'h050 + bus_rd_k * 32'h4 + 32'h0);
-            bus_rd_grp[159:128] = bus_rd_grp[159:128] | ({32{(bus_rd_byte == 32'h050 + bus_rd_k * 32'h4 + 32'h0)}} & gen_src_ip_word[bus_rd_k*32 +: 32]);
+            bus_rd_grp[159:128] = bus_rd_grp[159:128] | ({32{bus_rd_sel_q[53 + bus_rd_k * 1 + 0]}} & gen_src_ip_word[bus_rd_k*32 +: 32]);
         end
+        bus_rd_ghit[5] = |bus_rd_sel_q[60:57];
         for (bus_rd_k = 0; bus_rd_k < 4; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_ghit[5] = bus_rd_ghit[5] | (bus_rd_byte == 32'h060 + bus_rd_k * 32'h4 + 32'h0);
-            bus_rd_grp[191:160] = bus_rd_grp[191:160] | ({32{(bus_rd_byte == 32'h060 + bus_rd_k * 32'h4 + 32'h0)}} & gen_dst_ip_word[bus_rd_k*32 +: 32]);
+            bus_rd_grp[191:160] = bus_rd_grp[191:160] | ({32{bus_rd_sel_q[57 + bus_rd_k * 1 + 0]}} & gen_dst_ip_word[bus_rd_k*32 +: 32]);
         end
+        bus_rd_ghit[6] = |bus_rd_sel_q[76:61];
         for (bus_rd_k = 0; bus_rd_k < 1; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_ghit[6] = bus_rd_ghit[6] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0);
-            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0)}} & rule_dst_mac_addr[bus_rd_k*48 +: 32]);
-            bus_rd_ghit[6] = bus_rd_ghit[6] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h4);
-            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h4)}} & {16'd0, rule_dst_mac_addr[bus_rd_k*48 + 32 +: 16]});
-            bus_rd_ghit[6] = bus_rd_ghit[6] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8);
-            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8)}} & rule_dst_mac_mask_addr[bus_rd_k*48 +: 32]);
-            bus_rd_ghit[6] = bus_rd_ghit[6] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc);
-            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc)}} & {16'd0, rule_dst_mac_mask_addr[bus_rd_k*48 + 32 +: 16]});
-            bus_rd_ghit[6] = bus_rd_ghit[6] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10);
-            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10)}} & rule_src_mac_addr[bus_rd_k*48 +: 32]);
-            bus_rd_ghit[6] = bus_rd_ghit[6] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14);
-            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14)}} & {16'd0, rule_src_mac_addr[bus_rd_k*48 + 32 +: 16]});
-            bus_rd_ghit[6] = bus_rd_ghit[6] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18);
-            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18)}} & rule_src_mac_mask_addr[bus_rd_k*48 +: 32]);
-            bus_rd_ghit[6] = bus_rd_ghit[6] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c);
-            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c)}} & {16'd0, rule_src_mac_mask_addr[bus_rd_k*48 + 32 +: 16]});
-            bus_rd_ghit[6] = bus_rd_ghit[6] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20);
-            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20)}} & {2'd0, rule_l2_ipv6_mask[bus_rd_k], rule_l2_tagged_mask[bus_rd_k], rule_l2_vid_mask[bus_rd_k*12 +: 12], 2'd0, rule_l2_ipv6[bus_rd_k], rule_l2_tagged[bus_rd_k], rule_l2_vid[bus_rd_k*12 +: 12]});
-            bus_rd_ghit[6] = bus_rd_ghit[6] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24);
-            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24)}} & {16'd0, rule_proto_mask[bus_rd_k*8 +: 8], rule_proto_number[bus_rd_k*8 +: 8]});
-            bus_rd_ghit[6] = bus_rd_ghit[6] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28);
-            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28)}} & rule_ip_src[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[6] = bus_rd_ghit[6] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c);
-            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c)}} & rule_ip_src_mask[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[6] = bus_rd_ghit[6] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30);
-            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30)}} & rule_ip_dst[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[6] = bus_rd_ghit[6] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34);
-            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34)}} & rule_ip_dst_mask[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[6] = bus_rd_ghit[6] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h38);
-            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h38)}} & {rule_ports_dport[bus_rd_k*16 +: 16], rule_ports_sport[bus_rd_k*16 +: 16]});
-            bus_rd_ghit[6] = bus_rd_ghit[6] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h3c);
-            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h3c)}} & {rule_ports_mask_dport[bus_rd_k*16 +: 16], rule_ports_mask_sport[bus_rd_k*16 +: 16]});
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 0]}} & rule_dst_mac_addr[bus_rd_k*48 +: 32]);
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 1]}} & {16'd0, rule_dst_mac_addr[bus_rd_k*48 + 32 +: 16]});
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 2]}} & rule_dst_mac_mask_addr[bus_rd_k*48 +: 32]);
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 3]}} & {16'd0, rule_dst_mac_mask_addr[bus_rd_k*48 + 32 +: 16]});
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 4]}} & rule_src_mac_addr[bus_rd_k*48 +: 32]);
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 5]}} & {16'd0, rule_src_mac_addr[bus_rd_k*48 + 32 +: 16]});
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 6]}} & rule_src_mac_mask_addr[bus_rd_k*48 +: 32]);
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 7]}} & {16'd0, rule_src_mac_mask_addr[bus_rd_k*48 + 32 +: 16]});
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 8]}} & {2'd0, rule_l2_ipv6_mask[bus_rd_k], rule_l2_tagged_mask[bus_rd_k], rule_l2_vid_mask[bus_rd_k*12 +: 12], 2'd0, rule_l2_ipv6[bus_rd_k], rule_l2_tagged[bus_rd_k], rule_l2_vid[bus_rd_k*12 +: 12]});
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 9]}} & {16'd0, rule_proto_mask[bus_rd_k*8 +: 8], rule_proto_number[bus_rd_k*8 +: 8]});
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 10]}} & rule_ip_src[bus_rd_k*32 +: 32]);
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 11]}} & rule_ip_src_mask[bus_rd_k*32 +: 32]);
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 12]}} & rule_ip_dst[bus_rd_k*32 +: 32]);
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 13]}} & rule_ip_dst_mask[bus_rd_k*32 +: 32]);
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 14]}} & {rule_ports_dport[bus_rd_k*16 +: 16], rule_ports_sport[bus_rd_k*16 +: 16]});
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 15]}} & {rule_ports_mask_dport[bus_rd_k*16 +: 16], rule_ports_mask_sport[bus_rd_k*16 +: 16]});
         end
+        bus_rd_ghit[7] = |bus_rd_sel_q[92:77];
         for (bus_rd_k = 1; bus_rd_k < 2; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_ghit[7] = bus_rd_ghit[7] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0);
-            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0)}} & rule_dst_mac_addr[bus_rd_k*48 +: 32]);
-            bus_rd_ghit[7] = bus_rd_ghit[7] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h4);
-            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h4)}} & {16'd0, rule_dst_mac_addr[bus_rd_k*48 + 32 +: 16]});
-            bus_rd_ghit[7] = bus_rd_ghit[7] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8);
-            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8)}} & rule_dst_mac_mask_addr[bus_rd_k*48 +: 32]);
-            bus_rd_ghit[7] = bus_rd_ghit[7] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc);
-            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc)}} & {16'd0, rule_dst_mac_mask_addr[bus_rd_k*48 + 32 +: 16]});
-            bus_rd_ghit[7] = bus_rd_ghit[7] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10);
-            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10)}} & rule_src_mac_addr[bus_rd_k*48 +: 32]);
-            bus_rd_ghit[7] = bus_rd_ghit[7] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14);
-            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14)}} & {16'd0, rule_src_mac_addr[bus_rd_k*48 + 32 +: 16]});
-            bus_rd_ghit[7] = bus_rd_ghit[7] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18);
-            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18)}} & rule_src_mac_mask_addr[bus_rd_k*48 +: 32]);
-            bus_rd_ghit[7] = bus_rd_ghit[7] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c);
-            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c)}} & {16'd0, rule_src_mac_mask_addr[bus_rd_k*48 + 32 +: 16]});
-            bus_rd_ghit[7] = bus_rd_ghit[7] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20);
-            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20)}} & {2'd0, rule_l2_ipv6_mask[bus_rd_k], rule_l2_tagged_mask[bus_rd_k], rule_l2_vid_mask[bus_rd_k*12 +: 12], 2'd0, rule_l2_ipv6[bus_rd_k], rule_l2_tagged[bus_rd_k], rule_l2_vid[bus_rd_k*12 +: 12]});
-            bus_rd_ghit[7] = bus_rd_ghit[7] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24);
-            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24)}} & {16'd0, rule_proto_mask[bus_rd_k*8 +: 8], rule_proto_number[bus_rd_k*8 +: 8]});
-            bus_rd_ghit[7] = bus_rd_ghit[7] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28);
-            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28)}} & rule_ip_src[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[7] = bus_rd_ghit[7] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c);
-            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c)}} & rule_ip_src_mask[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[7] = bus_rd_ghit[7] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30);
-            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30)}} & rule_ip_dst[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[7] = bus_rd_ghit[7] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34);
-            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34)}} & rule_ip_dst_mask[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[7] = bus_rd_ghit[7] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h38);
-            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h38)}} & {rule_ports_dport[bus_rd_k*16 +: 16], rule_ports_sport[bus_rd_k*16 +: 16]});
-            bus_rd_ghit[7] = bus_rd_ghit[7] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h3c);
-            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h3c)}} & {rule_ports_mask_dport[bus_rd_k*16 +: 16], rule_ports_mask_sport[bus_rd_k*16 +: 16]});
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 0]}} & rule_dst_mac_addr[bus_rd_k*48 +: 32]);
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 1]}} & {16'd0, rule_dst_mac_addr[bus_rd_k*48 + 32 +: 16]});
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 2]}} & rule_dst_mac_mask_addr[bus_rd_k*48 +: 32]);
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 3]}} & {16'd0, rule_dst_mac_mask_addr[bus_rd_k*48 + 32 +: 16]});
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 4]}} & rule_src_mac_addr[bus_rd_k*48 +: 32]);
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 5]}} & {16'd0, rule_src_mac_addr[bus_rd_k*48 + 32 +: 16]});
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 6]}} & rule_src_mac_mask_addr[bus_rd_k*48 +: 32]);
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 7]}} & {16'd0, rule_src_mac_mask_addr[bus_rd_k*48 + 32 +: 16]});
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 8]}} & {2'd0, rule_l2_ipv6_mask[bus_rd_k], rule_l2_tagged_mask[bus_rd_k], rule_l2_vid_mask[bus_rd_k*12 +: 12], 2'd0, rule_l2_ipv6[bus_rd_k], rule_l2_tagged[bus_rd_k], rule_l2_vid[bus_rd_k*12 +: 12]});
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 9]}} & {16'd0, rule_proto_mask[bus_rd_k*8 +: 8], rule_proto_number[bus_rd_k*8 +: 8]});
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 10]}} & rule_ip_src[bus_rd_k*32 +: 32]);
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 11]}} & rule_ip_src_mask[bus_rd_k*32 +: 32]);
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 12]}} & rule_ip_dst[bus_rd_k*32 +: 32]);
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 13]}} & rule_ip_dst_mask[bus_rd_k*32 +: 32]);
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 14]}} & {rule_ports_dport[bus_rd_k*16 +: 16], rule_ports_sport[bus_rd_k*16 +: 16]});
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 15]}} & {rule_ports_mask_dport[bus_rd_k*16 +: 16], rule_ports_mask_sport[bus_rd_k*16 +: 16]});
         end
+        bus_rd_ghit[8] = |bus_rd_sel_q[108:93];
         for (bus_rd_k = 2; bus_rd_k < 3; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_ghit[8] = bus_rd_ghit[8] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0);
-            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0)}} & rule_dst_mac_addr[bus_rd_k*48 +: 32]);
-            bus_rd_ghit[8] = bus_rd_ghit[8] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h4);
-            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h4)}} & {16'd0, rule_dst_mac_addr[bus_rd_k*48 + 32 +: 16]});
-            bus_rd_ghit[8] = bus_rd_ghit[8] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8);
-            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8)}} & rule_dst_mac_mask_addr[bus_rd_k*48 +: 32]);
-            bus_rd_ghit[8] = bus_rd_ghit[8] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc);
-            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc)}} & {16'd0, rule_dst_mac_mask_addr[bus_rd_k*48 + 32 +: 16]});
-            bus_rd_ghit[8] = bus_rd_ghit[8] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10);
-            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10)}} & rule_src_mac_addr[bus_rd_k*48 +: 32]);
-            bus_rd_ghit[8] = bus_rd_ghit[8] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14);
-            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14)}} & {16'd0, rule_src_mac_addr[bus_rd_k*48 + 32 +: 16]});
-            bus_rd_ghit[8] = bus_rd_ghit[8] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18);
-            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18)}} & rule_src_mac_mask_addr[bus_rd_k*48 +: 32]);
-            bus_rd_ghit[8] = bus_rd_ghit[8] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c);
-            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c)}} & {16'd0, rule_src_mac_mask_addr[bus_rd_k*48 + 32 +: 16]});
-            bus_rd_ghit[8] = bus_rd_ghit[8] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20);
-            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20)}} & {2'd0, rule_l2_ipv6_mask[bus_rd_k], rule_l2_tagged_mask[bus_rd_k], rule_l2_vid_mask[bus_rd_k*12 +: 12], 2'd0, rule_l2_ipv6[bus_rd_k], rule_l2_tagged[bus_rd_k], rule_l2_vid[bus_rd_k*12 +: 12]});
-            bus_rd_ghit[8] = bus_rd_ghit[8] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24);
-            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24)}} & {16'd0, rule_proto_mask[bus_rd_k*8 +: 8], rule_proto_number[bus_rd_k*8 +: 8]});
-            bus_rd_ghit[8] = bus_rd_ghit[8] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28);
-            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28)}} & rule_ip_src[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[8] = bus_rd_ghit[8] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c);
-            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c)}} & rule_ip_src_mask[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[8] = bus_rd_ghit[8] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30);
-            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30)}} & rule_ip_dst[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[8] = bus_rd_ghit[8] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34);
-            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34)}} & rule_ip_dst_mask[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[8] = bus_rd_ghit[8] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h38);
-            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h38)}} & {rule_ports_dport[bus_rd_k*16 +: 16], rule_ports_sport[bus_rd_k*16 +: 16]});
-            bus_rd_ghit[8] = bus_rd_ghit[8] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h3c);
-            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h3c)}} & {rule_ports_mask_dport[bus_rd_k*16 +: 16], rule_ports_mask_sport[bus_rd_k*16 +: 16]});
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 0]}} & rule_dst_mac_addr[bus_rd_k*48 +: 32]);
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 1]}} & {16'd0, rule_dst_mac_addr[bus_rd_k*48 + 32 +: 16]});
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 2]}} & rule_dst_mac_mask_addr[bus_rd_k*48 +: 32]);
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 3]}} & {16'd0, rule_dst_mac_mask_addr[bus_rd_k*48 + 32 +: 16]});
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 4]}} & rule_src_mac_addr[bus_rd_k*48 +: 32]);
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 5]}} & {16'd0, rule_src_mac_addr[bus_rd_k*48 + 32 +: 16]});
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 6]}} & rule_src_mac_mask_addr[bus_rd_k*48 +: 32]);
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 7]}} & {16'd0, rule_src_mac_mask_addr[bus_rd_k*48 + 32 +: 16]});
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 8]}} & {2'd0, rule_l2_ipv6_mask[bus_rd_k], rule_l2_tagged_mask[bus_rd_k], rule_l2_vid_mask[bus_rd_k*12 +: 12], 2'd0, rule_l2_ipv6[bus_rd_k], rule_l2_tagged[bus_rd_k], rule_l2_vid[bus_rd_k*12 +: 12]});
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 9]}} & {16'd0, rule_proto_mask[bus_rd_k*8 +: 8], rule_proto_number[bus_rd_k*8 +: 8]});
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 10]}} & rule_ip_src[bus_rd_k*32 +: 32]);
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 11]}} & rule_ip_src_mask[bus_rd_k*32 +: 32]);
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 12]}} & rule_ip_dst[bus_rd_k*32 +: 32]);
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 13]}} & rule_ip_dst_mask[bus_rd_k*32 +: 32]);
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 14]}} & {rule_ports_dport[bus_rd_k*16 +: 16], rule_ports_sport[bus_rd_k*16 +: 16]});
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 15]}} & {rule_ports_mask_dport[bus_rd_k*16 +: 16], rule_ports_mask_sport[bus_rd_k*16 +: 16]});
         end
+        bus_rd_ghit[9] = |bus_rd_sel_q[124:109];
         for (bus_rd_k = 3; bus_rd_k < 4; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_ghit[9] = bus_rd_ghit[9] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0);
-            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0)}} & rule_dst_mac_addr[bus_rd_k*48 +: 32]);
-            bus_rd_ghit[9] = bus_rd_ghit[9] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h4);
-            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h4)}} & {16'd0, rule_dst_mac_addr[bus_rd_k*48 + 32 +: 16]});
-            bus_rd_ghit[9] = bus_rd_ghit[9] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8);
-            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8)}} & rule_dst_mac_mask_addr[bus_rd_k*48 +: 32]);
-            bus_rd_ghit[9] = bus_rd_ghit[9] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc);
-            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc)}} & {16'd0, rule_dst_mac_mask_addr[bus_rd_k*48 + 32 +: 16]});
-            bus_rd_ghit[9] = bus_rd_ghit[9] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10);
-            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10)}} & rule_src_mac_addr[bus_rd_k*48 +: 32]);
-            bus_rd_ghit[9] = bus_rd_ghit[9] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14);
-            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14)}} & {16'd0, rule_src_mac_addr[bus_rd_k*48 + 32 +: 16]});
-            bus_rd_ghit[9] = bus_rd_ghit[9] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18);
-            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18)}} & rule_src_mac_mask_addr[bus_rd_k*48 +: 32]);
-            bus_rd_ghit[9] = bus_rd_ghit[9] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c);
-            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c)}} & {16'd0, rule_src_mac_mask_addr[bus_rd_k*48 + 32 +: 16]});
-            bus_rd_ghit[9] = bus_rd_ghit[9] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20);
-            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20)}} & {2'd0, rule_l2_ipv6_mask[bus_rd_k], rule_l2_tagged_mask[bus_rd_k], rule_l2_vid_mask[bus_rd_k*12 +: 12], 2'd0, rule_l2_ipv6[bus_rd_k], rule_l2_tagged[bus_rd_k], rule_l2_vid[bus_rd_k*12 +: 12]});
-            bus_rd_ghit[9] = bus_rd_ghit[9] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24);
-            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24)}} & {16'd0, rule_proto_mask[bus_rd_k*8 +: 8], rule_proto_number[bus_rd_k*8 +: 8]});
-            bus_rd_ghit[9] = bus_rd_ghit[9] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28);
-            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28)}} & rule_ip_src[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[9] = bus_rd_ghit[9] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c);
-            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c)}} & rule_ip_src_mask[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[9] = bus_rd_ghit[9] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30);
-            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30)}} & rule_ip_dst[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[9] = bus_rd_ghit[9] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34);
-            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34)}} & rule_ip_dst_mask[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[9] = bus_rd_ghit[9] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h38);
-            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h38)}} & {rule_ports_dport[bus_rd_k*16 +: 16], rule_ports_sport[bus_rd_k*16 +: 16]});
-            bus_rd_ghit[9] = bus_rd_ghit[9] | (bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h3c);
-            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{(bus_rd_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h3c)}} & {rule_ports_mask_dport[bus_rd_k*16 +: 16], rule_ports_mask_sport[bus_rd_k*16 +: 16]});
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 0]}} & rule_dst_mac_addr[bus_rd_k*48 +: 32]);
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 1]}} & {16'd0, rule_dst_mac_addr[bus_rd_k*48 + 32 +: 16]});
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 2]}} & rule_dst_mac_mask_addr[bus_rd_k*48 +: 32]);
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 3]}} & {16'd0, rule_dst_mac_mask_addr[bus_rd_k*48 + 32 +: 16]});
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 4]}} & rule_src_mac_addr[bus_rd_k*48 +: 32]);
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 5]}} & {16'd0, rule_src_mac_addr[bus_rd_k*48 + 32 +: 16]});
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 6]}} & rule_src_mac_mask_addr[bus_rd_k*48 +: 32]);
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 7]}} & {16'd0, rule_src_mac_mask_addr[bus_rd_k*48 + 32 +: 16]});
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 8]}} & {2'd0, rule_l2_ipv6_mask[bus_rd_k], rule_l2_tagged_mask[bus_rd_k], rule_l2_vid_mask[bus_rd_k*12 +: 12], 2'd0, rule_l2_ipv6[bus_rd_k], rule_l2_tagged[bus_rd_k], rule_l2_vid[bus_rd_k*12 +: 12]});
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 9]}} & {16'd0, rule_proto_mask[bus_rd_k*8 +: 8], rule_proto_number[bus_rd_k*8 +: 8]});
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 10]}} & rule_ip_src[bus_rd_k*32 +: 32]);
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 11]}} & rule_ip_src_mask[bus_rd_k*32 +: 32]);
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 12]}} & rule_ip_dst[bus_rd_k*32 +: 32]);
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 13]}} & rule_ip_dst_mask[bus_rd_k*32 +: 32]);
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 14]}} & {rule_ports_dport[bus_rd_k*16 +: 16], rule_ports_sport[bus_rd_k*16 +: 16]});
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 15]}} & {rule_ports_mask_dport[bus_rd_k*16 +: 16], rule_ports_mask_sport[bus_rd_k*16 +: 16]});
         end
+        bus_rd_ghit[10] = |bus_rd_sel_q[134:125];
         for (bus_rd_k = 0; bus_rd_k < 1; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_ghit[10] = bus_rd_ghit[10] | (bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h0);
-            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{(bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h0)}} & stream_seen[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[10] = bus_rd_ghit[10] | (bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h4);
-            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{(bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h4)}} & stream_received[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[10] = bus_rd_ghit[10] | (bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h8);
-            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{(bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h8)}} & stream_unique[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[10] = bus_rd_ghit[10] | (bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'hc);
-            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{(bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'hc)}} & stream_duplicates[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[10] = bus_rd_ghit[10] | (bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h10);
-            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{(bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h10)}} & stream_reordered[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[10] = bus_rd_ghit[10] | (bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h14);
-            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{(bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h14)}} & stream_late[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[10] = bus_rd_ghit[10] | (bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h18);
-            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{(bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h18)}} & stream_seq_first[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[10] = bus_rd_ghit[10] | (bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h1c);
-            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{(bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h1c)}} & stream_seq_highest[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[10] = bus_rd_ghit[10] | (bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h20);
-            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{(bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h20)}} & stream_train_first[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[10] = bus_rd_ghit[10] | (bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h24);
-            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{(bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h24)}} & stream_train_end[bus_rd_k*32 +: 32]);
+            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 0]}} & stream_seen[bus_rd_k*32 +: 32]);
+            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 1]}} & stream_received[bus_rd_k*32 +: 32]);
+            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 2]}} & stream_unique[bus_rd_k*32 +: 32]);
+            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 3]}} & stream_duplicates[bus_rd_k*32 +: 32]);
+            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 4]}} & stream_reordered[bus_rd_k*32 +: 32]);
+            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 5]}} & stream_late[bus_rd_k*32 +: 32]);
+            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 6]}} & stream_seq_first[bus_rd_k*32 +: 32]);
+            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 7]}} & stream_seq_highest[bus_rd_k*32 +: 32]);
+            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 8]}} & stream_train_first[bus_rd_k*32 +: 32]);
+            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 9]}} & stream_train_end[bus_rd_k*32 +: 32]);
         end
+        bus_rd_ghit[11] = |bus_rd_sel_q[144:135];
         for (bus_rd_k = 1; bus_rd_k < 2; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_ghit[11] = bus_rd_ghit[11] | (bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h0);
-            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{(bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h0)}} & stream_seen[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[11] = bus_rd_ghit[11] | (bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h4);
-            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{(bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h4)}} & stream_received[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[11] = bus_rd_ghit[11] | (bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h8);
-            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{(bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h8)}} & stream_unique[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[11] = bus_rd_ghit[11] | (bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'hc);
-            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{(bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'hc)}} & stream_duplicates[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[11] = bus_rd_ghit[11] | (bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h10);
-            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{(bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h10)}} & stream_reordered[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[11] = bus_rd_ghit[11] | (bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h14);
-            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{(bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h14)}} & stream_late[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[11] = bus_rd_ghit[11] | (bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h18);
-            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{(bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h18)}} & stream_seq_first[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[11] = bus_rd_ghit[11] | (bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h1c);
-            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{(bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h1c)}} & stream_seq_highest[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[11] = bus_rd_ghit[11] | (bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h20);
-            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{(bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h20)}} & stream_train_first[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[11] = bus_rd_ghit[11] | (bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h24);
-            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{(bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h24)}} & stream_train_end[bus_rd_k*32 +: 32]);
+            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 0]}} & stream_seen[bus_rd_k*32 +: 32]);
+            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 1]}} & stream_received[bus_rd_k*32 +: 32]);
+            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 2]}} & stream_unique[bus_rd_k*32 +: 32]);
+            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 3]}} & stream_duplicates[bus_rd_k*32 +: 32]);
+            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 4]}} & stream_reordered[bus_rd_k*32 +: 32]);
+            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 5]}} & stream_late[bus_rd_k*32 +: 32]);
+            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 6]}} & stream_seq_first[bus_rd_k*32 +: 32]);
+            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 7]}} & stream_seq_highest[bus_rd_k*32 +: 32]);
+            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 8]}} & stream_train_first[bus_rd_k*32 +: 32]);
+            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 9]}} & stream_train_end[bus_rd_k*32 +: 32]);
         end
+        bus_rd_ghit[12] = |bus_rd_sel_q[154:145];
         for (bus_rd_k = 2; bus_rd_k < 3; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_ghit[12] = bus_rd_ghit[12] | (bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h0);
-            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{(bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h0)}} & stream_seen[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[12] = bus_rd_ghit[12] | (bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h4);
-            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{(bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h4)}} & stream_received[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[12] = bus_rd_ghit[12] | (bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h8);
-            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{(bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h8)}} & stream_unique[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[12] = bus_rd_ghit[12] | (bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'hc);
-            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{(bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'hc)}} & stream_duplicates[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[12] = bus_rd_ghit[12] | (bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h10);
-            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{(bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h10)}} & stream_reordered[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[12] = bus_rd_ghit[12] | (bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h14);
-            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{(bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h14)}} & stream_late[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[12] = bus_rd_ghit[12] | (bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h18);
-            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{(bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h18)}} & stream_seq_first[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[12] = bus_rd_ghit[12] | (bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h1c);
-            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{(bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h1c)}} & stream_seq_highest[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[12] = bus_rd_ghit[12] | (bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h20);
-            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{(bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h20)}} & stream_train_first[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[12] = bus_rd_ghit[12] | (bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h24);
-            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{(bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h24)}} & stream_train_end[bus_rd_k*32 +: 32]);
+            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 0]}} & stream_seen[bus_rd_k*32 +: 32]);
+            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 1]}} & stream_received[bus_rd_k*32 +: 32]);
+            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 2]}} & stream_unique[bus_rd_k*32 +: 32]);
+            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 3]}} & stream_duplicates[bus_rd_k*32 +: 32]);
+            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 4]}} & stream_reordered[bus_rd_k*32 +: 32]);
+            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 5]}} & stream_late[bus_rd_k*32 +: 32]);
+            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 6]}} & stream_seq_first[bus_rd_k*32 +: 32]);
+            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 7]}} & stream_seq_highest[bus_rd_k*32 +: 32]);
+            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 8]}} & stream_train_first[bus_rd_k*32 +: 32]);
+            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 9]}} & stream_train_end[bus_rd_k*32 +: 32]);
         end
+        bus_rd_ghit[13] = |bus_rd_sel_q[164:155];
         for (bus_rd_k = 3; bus_rd_k < 4; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_ghit[13] = bus_rd_ghit[13] | (bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h0);
-            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{(bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h0)}} & stream_seen[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[13] = bus_rd_ghit[13] | (bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h4);
-            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{(bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h4)}} & stream_received[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[13] = bus_rd_ghit[13] | (bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h8);
-            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{(bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h8)}} & stream_unique[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[13] = bus_rd_ghit[13] | (bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'hc);
-            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{(bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'hc)}} & stream_duplicates[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[13] = bus_rd_ghit[13] | (bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h10);
-            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{(bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h10)}} & stream_reordered[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[13] = bus_rd_ghit[13] | (bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h14);
-            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{(bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h14)}} & stream_late[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[13] = bus_rd_ghit[13] | (bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h18);
-            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{(bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h18)}} & stream_seq_first[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[13] = bus_rd_ghit[13] | (bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h1c);
-            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{(bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h1c)}} & stream_seq_highest[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[13] = bus_rd_ghit[13] | (bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h20);
-            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{(bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h20)}} & stream_train_first[bus_rd_k*32 +: 32]);
-            bus_rd_ghit[13] = bus_rd_ghit[13] | (bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h24);
-            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{(bus_rd_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h24)}} & stream_train_end[bus_rd_k*32 +: 32]);
+            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 0]}} & stream_seen[bus_rd_k*32 +: 32]);
+            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 1]}} & stream_received[bus_rd_k*32 +: 32]);
+            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 2]}} & stream_unique[bus_rd_k*32 +: 32]);
+            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 3]}} & stream_duplicates[bus_rd_k*32 +: 32]);
+            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 4]}} & stream_reordered[bus_rd_k*32 +: 32]);
+            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 5]}} & stream_late[bus_rd_k*32 +: 32]);
+            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 6]}} & stream_seq_first[bus_rd_k*32 +: 32]);
+            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 7]}} & stream_seq_highest[bus_rd_k*32 +: 32]);
+            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 8]}} & stream_train_first[bus_rd_k*32 +: 32]);
+            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 9]}} & stream_train_end[bus_rd_k*32 +: 32]);
         end
     end
 
@@ -1229,6 +1236,9 @@ module fp_ptrain_regs (
             if (bus_wr_byte == 32'h800 + bus_wr_k * 32'h40 + 32'h24) bus_wr_hit = 1'b1;
         end
     end
+
+    // Bus signals this map has no use for.
+    wire unused = &{1'b0, bus_rd_addr};
 
 endmodule
 
