@@ -9,9 +9,10 @@ state that slave's contract; the generated module's header, the docs and the tes
 SLAVE = "fp_axil_slave"
 
 # rvalid rises READ_LATENCY cycles after the AR handshake (data sampled in the cycle after it);
-# bvalid rises WRITE_LATENCY cycles after the later of the AW and W handshakes (once B is free).
+# bvalid rises WRITE_LATENCY cycles after the later of the AW and W handshakes (the write commits
+# in the cycle between) when nothing is ahead of it.
 READ_LATENCY = 3
-WRITE_LATENCY = 1
+WRITE_LATENCY = 2
 RESP_OKAY = 0
 RESP_SLVERR = 2
 UNMAPPED_READ_VALUE = 0
@@ -40,3 +41,24 @@ def read_pipeline(rows: list[dict], start: int) -> tuple[list[int], list[int], l
         p1 = adv1 or (p1 and not adv2)
         p0 = go or (p0 and not adv1)
     return started, served, moved
+
+
+def write_pipeline(rows: list[dict], start: int) -> tuple[list[int], list[int]]:
+    """The slave's write stages replayed from the bus signals alone: the cycles at which writes
+    start (address and data enter stage 1: reg_wr_start) and commit (reg_wr_en; bvalid follows).
+    A write starts when both its AW and W are there (valid high, or the holding register full:
+    ready low) and stage 1 is empty or commits; it commits when B is empty or its response is
+    taken."""
+    w1 = False
+    started, committed = [], []
+    for c in range(start, len(rows)):
+        row = rows[c]
+        commit = w1 and (row["s_axil_bvalid"] != 1 or row["s_axil_bready"] == 1)
+        go = (row["s_axil_awready"] == 0 or row["s_axil_awvalid"] == 1) and \
+            (row["s_axil_wready"] == 0 or row["s_axil_wvalid"] == 1) and (not w1 or commit)
+        if commit:
+            committed.append(c)
+        if go:
+            started.append(c)
+        w1 = go or (w1 and not commit)
+    return started, committed

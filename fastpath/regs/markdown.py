@@ -19,7 +19,7 @@ def render_markdown(rm: RegMap) -> str:
         L += [" ".join(rm.description.split()), ""]
     L += [
         f"AXI4-Lite slave `{rm.module}`, {rm.size} bytes (address width {rm.address_width}). "
-        f"Read latency {READ_LATENCY} cycles, write latency {WRITE_LATENCY} cycle; an unmapped address "
+        f"Read latency {READ_LATENCY} cycles, write latency {WRITE_LATENCY} cycles; an unmapped address "
         "reads 0 with SLVERR and a write to it is ignored with SLVERR. "
         f"C: `{system(rm)}/host/include/fastpath/regs/{rm.name}.h`; Python: `fastpath.regs.load(\"{rm.name}\")`.",
         "",

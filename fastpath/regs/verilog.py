@@ -105,7 +105,7 @@ def _reg_logic(rm: RegMap, r: Register, index: str | None, ind: str) -> list[str
     if r.access != "ro":
         for w in range(r.words):
             sel = _wr_sel(r, w, index)
-            L.append(f"{ind}wire {sel} = bus_wr_en && bus_wr_byte == {_addr(rm, r, w, index)};")
+            L.append(f"{ind}wire {sel} = bus_wr_en && {_sel(rm, r, w, index, write=True)};")
     if r.access == "rw":
         L.append(f"{ind}always @(posedge clk) begin")
         L.append(f"{ind}    if (rst) begin")
@@ -207,42 +207,74 @@ def _read_groups(rm: RegMap) -> list[tuple]:
     return groups or [("words", [])]
 
 
-def _sel_layout(rm: RegMap) -> tuple[dict, dict, int]:
-    """The read decode's select bits (one per mapped word, registered when a read starts):
-    {(register name, word): bit} for scalar words, {array name: first bit} for arrays (entry i,
-    word j of the entry at first + i * words_per_entry + j), and the number of bits. Scalar words
-    come first in read-group order, then each array's entries, so every group's bits are
-    contiguous."""
+def _sel_layout(rm: RegMap, write: bool = False) -> tuple[dict, dict, int]:
+    """The decode's select bits, registered when an access starts: one per mapped word for reads
+    (`bus_rd_sel_q`), one per word of a writable (not ro) register for writes (`bus_wr_sel_q`).
+    Returns {(register name, word): bit} for scalar words, {array name: first bit} for arrays
+    (entry i, word j of the entry's words at first + i * words_per_entry + j), and the number of
+    bits. Scalar words come first in register (read-group) order, then each array's entries, so
+    every read group's bits are contiguous."""
+    def counted(r):
+        return not write or r.access != "ro"
     scalar, arrays, n = {}, {}, 0
     for r in rm.registers:
-        if r.array is None:
+        if r.array is None and counted(r):
             for w in range(r.words):
                 scalar[(r.name, w)] = n
                 n += 1
     for a in rm.arrays:
-        per = sum(r.words for r in a.registers)
+        per = sum(r.words for r in a.registers if counted(r))
         arrays[a.name] = n
         n += a.count * per
     return scalar, arrays, n
 
 
-def _sel_bit(rm: RegMap, r: Register, word: int, index: str | None) -> str:
-    """The index (a number, or an expression in the entry variable) of a word's select bit."""
-    scalar, arrays, _ = _sel_layout(rm)
+def _sel(rm: RegMap, r: Register, word: int, index: str | None, write: bool = False) -> str:
+    """A word's select bit (index: the entry variable, for array registers)."""
+    name = "bus_wr_sel_q" if write else "bus_rd_sel_q"
+    scalar, arrays, _ = _sel_layout(rm, write)
     if r.array is None:
-        return str(scalar[(r.name, word)])
+        return f"{name}[{scalar[(r.name, word)]}]"
     a = r.array
-    per = sum(x.words for x in a.registers)
+    per = sum(x.words for x in a.registers if not write or x.access != "ro")
     j = 0
     for x in a.registers:
         if x.name == r.name:
             break
-        j += x.words
-    return f"{arrays[a.name]} + {index} * {per} + {j + word}"
+        if not write or x.access != "ro":
+            j += x.words
+    return f"{name}[{arrays[a.name]} + {index} * {per} + {j + word}]"
 
 
-def _sel(rm: RegMap, r: Register, word: int, index: str | None) -> str:
-    return f"bus_rd_sel_q[{_sel_bit(rm, r, word, index)}]"
+def _sel_block(rm: RegMap, write: bool) -> list[str]:
+    """The always block that registers the select bits when an access starts (and, for writes,
+    the hit: the word is mapped, ro included)."""
+    rw = "wr" if write else "rd"
+    _, _, nsel = _sel_layout(rm, write)
+    L = []
+    if nsel:
+        L.append(_d("reg", f"[{nsel - 1}:0]", f"bus_{rw}_sel_q;"))
+    L += ["    always @(posedge clk) begin", f"        if (bus_{rw}_start) begin"]
+    if write:
+        L.append("            bus_wr_hit <= bus_wr_hit_d;")
+    for r in rm.registers:
+        if r.array is None and (not write or r.access != "ro"):
+            for w in range(r.words):
+                L.append(f"            {_sel(rm, r, w, None, write)} <= bus_{rw}_start_byte == "
+                         f"{_addr(rm, r, w, None)};")
+    for a in rm.arrays:
+        regs = [r for r in a.registers if r.words and (not write or r.access != "ro")]
+        if not regs:
+            continue
+        k = f"bus_{rw}_k"
+        L.append(f"            for ({k} = 0; {k} < {a.count}; {k} = {k} + 1) begin")
+        for r in regs:
+            for w in range(r.words):
+                L.append(f"                {_sel(rm, r, w, k, write)} <= "
+                         f"bus_{rw}_start_byte == {_addr(rm, r, w, k)};")
+        L.append("            end")
+    L += ["        end", "    end"]
+    return L
 
 
 def ports(rm: RegMap) -> list[tuple[str, int, str]]:
@@ -318,6 +350,7 @@ _SLAVE_PINS = [
     "s_axil_wready", "s_axil_bresp", "s_axil_bvalid", "s_axil_bready",
     "s_axil_araddr", "s_axil_arvalid", "s_axil_arready", "s_axil_rdata", "s_axil_rresp", "s_axil_rvalid",
     "s_axil_rready",
+    ("reg_wr_start", "bus_wr_start"), ("reg_wr_start_addr", "bus_wr_start_addr"),
     ("reg_wr_en", "bus_wr_en"), ("reg_wr_addr", "bus_wr_addr"), ("reg_wr_data", "bus_wr_data"),
     ("reg_wr_strb", "bus_wr_strb"), ("reg_wr_hit", "bus_wr_hit"),
     ("reg_rd_start", "bus_rd_start"), ("reg_rd_start_addr", "bus_rd_start_addr"),
@@ -346,11 +379,11 @@ def render_verilog(rm: RegMap) -> str:
         f"// Registers (byte offset, access, width, name; {rm.size} bytes, {system(rm)}/docs/regs/{rm.name}.md):",
         *_summary_rows(rm),
         "//",
-        f"// Latency:    read {READ_LATENCY} cycles: rvalid (with the data sampled at the AR handshake) rises",
-        f"//             {READ_LATENCY} cycles after the AR handshake when no earlier response is waiting.",
-        f"//             write {WRITE_LATENCY} cycle: the register and its port change, and bvalid rises,",
-        f"//             {WRITE_LATENCY} cycle after the later of the AW and W handshakes, once the previous",
-        "//             write response is taken. Pulse strobes are high for that one cycle.",
+        f"// Latency:    read {READ_LATENCY} cycles: rvalid (with the data sampled in the cycle after the AR",
+        f"//             handshake) rises {READ_LATENCY} cycles after the AR handshake when no earlier response",
+        f"//             is waiting. Write {WRITE_LATENCY} cycles: the register and its port change, and bvalid",
+        f"//             rises, {WRITE_LATENCY} cycles after the later of the AW and W handshakes when no earlier",
+        "//             write response is waiting. Pulse strobes are high for that one cycle.",
         "// Throughput: one read and one write per cycle, independently, while rready/bready are high.",
         "//             All bus outputs come from flip-flops or from ready = !holding-register-full.",
         "// Bad input:  a read of an unmapped address returns 0 with SLVERR; a write to one changes",
@@ -381,20 +414,22 @@ def render_verilog(rm: RegMap) -> str:
     pw = max(len(p) for p, _ in pins)
     L += [
         f"    // ---- Bus: {SLAVE} takes AW/W/AR into holding registers and answers B and R. A write",
-        "    // commits in the cycle bus_wr_en is high (bus_wr_hit: the word is mapped). A read starts",
-        "    // in the cycle bus_rd_start is high: its address is decoded into the select bits below",
-        "    // (stage 0); it is served in the cycle bus_rd_en is high: the slave registers the groups",
-        "    // (stage 1) and ORs them into its R register (stage 2). No comparator is between the",
-        "    // address and the data, and each group's register is placed beside the group's sources,",
-        "    // so no wide OR tree converges on one spot. bus_*_addr are word addresses.",
-        _d("wire", "", "bus_wr_en, bus_rd_start, bus_rd_en;"),
-        _d("wire", f"[{aw - 3}:0]", "bus_wr_addr, bus_rd_start_addr, bus_rd_addr;"),
+        "    // starts in the cycle bus_wr_start is high: its address is decoded into the write select",
+        "    // bits and bus_wr_hit (the word is mapped); it commits in the cycle bus_wr_en is high.",
+        "    // A read starts in the cycle bus_rd_start is high: its address is decoded into the read",
+        "    // select bits (stage 0); it is served in the cycle bus_rd_en is high: the slave registers",
+        "    // the groups (stage 1) and ORs them into its R register (stage 2). No comparator is",
+        "    // between the address and a register's enable or the read data, and each group's",
+        "    // register is placed beside the group's sources, so no wide OR tree converges on one",
+        "    // spot. bus_*_addr are word addresses.",
+        _d("wire", "", "bus_wr_start, bus_wr_en, bus_rd_start, bus_rd_en;"),
+        _d("wire", f"[{aw - 3}:0]", "bus_wr_start_addr, bus_wr_addr, bus_rd_start_addr, bus_rd_addr;"),
         _d("wire", "[31:0]", "bus_wr_data;"),
         _d("wire", "[3:0]", "bus_wr_strb;"),
-        _d("reg", "", "bus_wr_hit;"),
+        _d("reg", "", "bus_wr_hit, bus_wr_hit_d;"),
         _d("reg", f"[{ng * 32 - 1}:0]", "bus_rd_grp;"),
         _d("reg", f"[{ng - 1}:0]" if ng > 1 else "", "bus_rd_ghit;"),
-        _d("wire", "[31:0]", f"bus_wr_byte = {_byte_addr('bus_wr_addr', aw)};"),
+        _d("wire", "[31:0]", f"bus_wr_start_byte = {_byte_addr('bus_wr_start_addr', aw)};"),
         _d("wire", "[31:0]", f"bus_rd_start_byte = {_byte_addr('bus_rd_start_addr', aw)};"),
         "",
         f"    {SLAVE} #(",
@@ -431,7 +466,7 @@ def render_verilog(rm: RegMap) -> str:
     L += D
 
     used = "\n".join(D)
-    unused = [s for s in ("bus_wr_en", "bus_wr_data", "bus_wr_strb", "bus_wr_byte", "bus_rd_start",
+    unused = [s for s in ("bus_wr_en", "bus_wr_data", "bus_wr_strb", "bus_wr_addr", "bus_rd_start",
                           "bus_rd_en", "bus_rd_start_byte", "bus_rd_addr")
               if not re.search(rf"\b{s}\b", used)]
     if unused:
@@ -446,27 +481,11 @@ def _decode(rm: RegMap, groups: list[tuple]) -> list[str]:
     inputs: an AND-OR of the words with their select bits) and the write hit."""
     ng = len(groups)
     scalar, arrays, nsel = _sel_layout(rm)
-    L = ["", "    // ---- Read decode (stage 0): one select bit per mapped word, set when a read of that word",
-         "    // starts; the addresses are distinct, so at most one bit is set."]
+    L = ["", "    // ---- Access decode: one select bit per word, set when a read (write) of that word starts;",
+         "    // the addresses are distinct, so at most one bit is set. The write hit is registered too."]
     if rm.arrays:
         L.append("    integer bus_rd_k, bus_wr_k;")
-    if nsel:
-        L += [_d("reg", f"[{nsel - 1}:0]" if nsel > 1 else "", "bus_rd_sel_q;"),
-              "    always @(posedge clk) begin", "        if (bus_rd_start) begin"]
-        for r in rm.registers:
-            if r.array is None:
-                for w in range(r.words):
-                    L.append(f"            {_sel(rm, r, w, None)} <= bus_rd_start_byte == {_addr(rm, r, w, None)};")
-        for a in rm.arrays:
-            if not any(r.words for r in a.registers):
-                continue
-            L.append(f"            for (bus_rd_k = 0; bus_rd_k < {a.count}; bus_rd_k = bus_rd_k + 1) begin")
-            for r in a.registers:
-                for w in range(r.words):
-                    L.append(f"                {_sel(rm, r, w, 'bus_rd_k')} <= "
-                             f"bus_rd_start_byte == {_addr(rm, r, w, 'bus_rd_k')};")
-            L.append("            end")
-        L += ["        end", "    end"]
+    L += _sel_block(rm, write=False) + _sel_block(rm, write=True)
     L += ["", "    // ---- Read data (stage 1's inputs): per group, the OR of its words ANDed with their select",
           "    // bits (a balanced tree of a few LUT levels, no comparator), and the group's hit bit",
           "    always @* begin", f"        bus_rd_grp  = {ng * 32}'d0;", f"        bus_rd_ghit = {ng}'d0;"]
@@ -500,19 +519,19 @@ def _decode(rm: RegMap, groups: list[tuple]) -> list[str]:
                     L.append(f"            {gsl(g)} = {gsl(g)} | ({{32{{{_sel(rm, r, w, 'bus_rd_k')}}}}} & "
                              f"{_read_expr(r, w, 'bus_rd_k')});")
             L.append("        end")
-    L += ["    end", "", "    always @* begin", "        bus_wr_hit = 1'b0;"]
+    L += ["    end", "", "    always @* begin", "        bus_wr_hit_d = 1'b0;"]
     if scal:
-        L.append("        case (bus_wr_byte)")
+        L.append("        case (bus_wr_start_byte)")
         addrs = [_addr(rm, r, w, None) for _, r, w in scal]
         for k in range(0, len(addrs), 4):
-            sep = "," if k + 4 < len(addrs) else ": bus_wr_hit = 1'b1;"
+            sep = "," if k + 4 < len(addrs) else ": bus_wr_hit_d = 1'b1;"
             L.append("            " + ", ".join(addrs[k:k + 4]) + sep)
         L += ["            default: ;", "        endcase"]
     for a in rm.arrays:
         L.append(f"        for (bus_wr_k = 0; bus_wr_k < {a.count}; bus_wr_k = bus_wr_k + 1) begin")
         for r in a.registers:
             for w in range(r.words):
-                L.append(f"            if (bus_wr_byte == {_addr(rm, r, w, 'bus_wr_k')}) bus_wr_hit = 1'b1;")
+                L.append(f"            if (bus_wr_start_byte == {_addr(rm, r, w, 'bus_wr_k')}) bus_wr_hit_d = 1'b1;")
         L.append("        end")
     L.append("    end")
     return L

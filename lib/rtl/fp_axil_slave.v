@@ -4,10 +4,14 @@
 // holding register, a three-stage read path and the R channel. The register map (every generated
 // fp_<name>_regs, or a hand-written block) supplies only the decode, through a register side:
 //
-//   Write: reg_wr_en is high for one cycle per write, the cycle it commits, with reg_wr_addr (the
-//     word address: byte address bits [ADDR_WIDTH-1:2]), reg_wr_data and reg_wr_strb; the map
-//     updates its registers at the clock edge that ends that cycle. reg_wr_hit (the word is
-//     mapped) is a combinational function of reg_wr_addr, sampled for bresp in the same cycle.
+//   Write, in two stages: reg_wr_start is high for one cycle per write, the cycle its address
+//     and data enter stage 1 (the later of the AW and W handshakes, or later while stage 1 is
+//     held), with reg_wr_start_addr (combinational, the word address: byte address bits
+//     [ADDR_WIDTH-1:2]); a map registers its decode of that address there, including
+//     reg_wr_hit (the word is mapped). reg_wr_en is high for one cycle per write, the cycle it
+//     commits (stage 1, once the previous response is taken), with reg_wr_addr, reg_wr_data
+//     and reg_wr_strb (stage 1's registers); the map updates its registers at the clock edge
+//     that ends that cycle, and the slave samples reg_wr_hit there for bresp.
 //   Read, in three stages: reg_rd_start is high for one cycle per read, the cycle its address
 //     enters stage 0, with reg_rd_start_addr (combinational: the AR handshake's address, or
 //     the AR holding register's); a map registers its decode of that address there (one
@@ -27,9 +31,9 @@
 //             served: reg_rd_en). A read that finds stage 0 held by a read that cannot move on
 //             (stages 1 and R full, rready low) waits in the AR holding register and starts in
 //             the first cycle stage 0 frees.
-//             Write 1 cycle: reg_wr_en is high in the cycle of the later of the AW and W
-//             handshakes (either order, or together) once the previous response is taken (B
-//             free), and bvalid rises 1 cycle after it.
+//             Write 2 cycles: reg_wr_start is high in the cycle of the later of the AW and W
+//             handshakes (either order, or together) when stage 1 is free, reg_wr_en in the next
+//             once the previous response is taken (B free), and bvalid rises 1 cycle after it.
 // Throughput: one read and one write per cycle, independently, while rready/bready are high.
 //             All bus outputs come from flip-flops or from ready = !holding-register-full; no
 //             register-side input reaches a bus output in the same cycle.
@@ -65,6 +69,8 @@ module fp_axil_slave #(
     output wire                      s_axil_rvalid,
     input  wire                      s_axil_rready,
 
+    output wire                      reg_wr_start,
+    output wire [ADDR_WIDTH-3:0]     reg_wr_start_addr,
     output wire                      reg_wr_en,
     output wire [ADDR_WIDTH-3:0]     reg_wr_addr,
     output wire [31:0]               reg_wr_data,
@@ -89,27 +95,32 @@ module fp_axil_slave #(
 
     localparam [1:0] RESP_OKAY = 2'b00, RESP_SLVERR = 2'b10;
 
-    // ---- Write channel: AW and W are taken in any order; each waits in a holding register
-    // until the other has come and the previous response is taken (B free).
-    reg                  aw_held_q, w_held_q, b_valid_q;
-    reg [ADDR_WIDTH-1:0] aw_addr_q;
-    reg [31:0]           w_data_q;
-    reg [3:0]            w_strb_q;
+    // ---- Write channel, two stages: AW and W are taken in any order; each waits in a holding
+    // register until the other has come. The write then starts (the map registers its decode of
+    // the address) when stage 1 is free, and commits from stage 1 when B is free.
+    reg                  aw_held_q, w_held_q, w1_valid_q, b_valid_q;
+    reg [ADDR_WIDTH-1:0] aw_addr_q, w1_addr_q;
+    reg [31:0]           w_data_q, w1_data_q;
+    reg [3:0]            w_strb_q, w1_strb_q;
     reg [1:0]            b_resp_q;
 
-    wire                  b_free  = !b_valid_q || s_axil_bready;
-    wire                  wr_en   = (aw_held_q || s_axil_awvalid) && (w_held_q || s_axil_wvalid) && b_free;
-    wire [ADDR_WIDTH-1:0] wr_addr = aw_held_q ? aw_addr_q : s_axil_awaddr;
+    wire                  b_free   = !b_valid_q || s_axil_bready;
+    wire                  wr_en    = w1_valid_q && b_free;
+    wire                  wr_start = (aw_held_q || s_axil_awvalid) && (w_held_q || s_axil_wvalid)
+                                     && (!w1_valid_q || wr_en);
+    wire [ADDR_WIDTH-1:0] wr_addr  = aw_held_q ? aw_addr_q : s_axil_awaddr;
 
     assign s_axil_awready = !aw_held_q;
     assign s_axil_wready  = !w_held_q;
     assign s_axil_bvalid  = b_valid_q;
     assign s_axil_bresp   = b_resp_q;
 
-    assign reg_wr_en   = wr_en;
-    assign reg_wr_addr = wr_addr[ADDR_WIDTH-1:2];
-    assign reg_wr_data = w_held_q ? w_data_q : s_axil_wdata;
-    assign reg_wr_strb = w_held_q ? w_strb_q : s_axil_wstrb;
+    assign reg_wr_start      = wr_start;
+    assign reg_wr_start_addr = wr_addr[ADDR_WIDTH-1:2];
+    assign reg_wr_en         = wr_en;
+    assign reg_wr_addr       = w1_addr_q[ADDR_WIDTH-1:2];
+    assign reg_wr_data       = w1_data_q;
+    assign reg_wr_strb       = w1_strb_q;
 
     always @(posedge clk) begin
         if (!aw_held_q) aw_addr_q <= s_axil_awaddr;
@@ -117,19 +128,27 @@ module fp_axil_slave #(
             w_data_q <= s_axil_wdata;
             w_strb_q <= s_axil_wstrb;
         end
+        if (wr_start) begin
+            w1_addr_q <= wr_addr;
+            w1_data_q <= w_held_q ? w_data_q : s_axil_wdata;
+            w1_strb_q <= w_held_q ? w_strb_q : s_axil_wstrb;
+        end
         if (wr_en) b_resp_q <= reg_wr_hit ? RESP_OKAY : RESP_SLVERR;
         if (rst) begin
-            aw_held_q <= 1'b0;
-            w_held_q  <= 1'b0;
-            b_valid_q <= 1'b0;
+            aw_held_q  <= 1'b0;
+            w_held_q   <= 1'b0;
+            w1_valid_q <= 1'b0;
+            b_valid_q  <= 1'b0;
         end else begin
-            if (wr_en) begin
+            if (wr_start) begin
                 aw_held_q <= 1'b0;
                 w_held_q  <= 1'b0;
             end else begin
                 if (s_axil_awvalid) aw_held_q <= 1'b1;
                 if (s_axil_wvalid) w_held_q <= 1'b1;
             end
+            if (wr_start) w1_valid_q <= 1'b1;
+            else if (wr_en) w1_valid_q <= 1'b0;
             if (wr_en) b_valid_q <= 1'b1;
             else if (s_axil_bready) b_valid_q <= 1'b0;
         end
@@ -198,7 +217,7 @@ module fp_axil_slave #(
     end
 
     // Address bits [1:0] select a byte within the word; accesses are whole words.
-    wire unused = &{1'b0, wr_addr[1:0], rd_addr[1:0], p0_addr_q[1:0]};
+    wire unused = &{1'b0, wr_addr[1:0], w1_addr_q[1:0], rd_addr[1:0], p0_addr_q[1:0]};
 
 endmodule
 

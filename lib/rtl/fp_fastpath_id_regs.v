@@ -15,11 +15,11 @@
 //   0x008  rw       32  scratch
 //   0x010  ro       64  cycles
 //
-// Latency:    read 3 cycles: rvalid (with the data sampled at the AR handshake) rises
-//             3 cycles after the AR handshake when no earlier response is waiting.
-//             write 1 cycle: the register and its port change, and bvalid rises,
-//             1 cycle after the later of the AW and W handshakes, once the previous
-//             write response is taken. Pulse strobes are high for that one cycle.
+// Latency:    read 3 cycles: rvalid (with the data sampled in the cycle after the AR
+//             handshake) rises 3 cycles after the AR handshake when no earlier response
+//             is waiting. Write 2 cycles: the register and its port change, and bvalid
+//             rises, 2 cycles after the later of the AW and W handshakes when no earlier
+//             write response is waiting. Pulse strobes are high for that one cycle.
 // Throughput: one read and one write per cycle, independently, while rready/bready are high.
 //             All bus outputs come from flip-flops or from ready = !holding-register-full.
 // Bad input:  a read of an unmapped address returns 0 with SLVERR; a write to one changes
@@ -56,20 +56,22 @@ module fp_fastpath_id_regs (
 );
 
     // ---- Bus: fp_axil_slave takes AW/W/AR into holding registers and answers B and R. A write
-    // commits in the cycle bus_wr_en is high (bus_wr_hit: the word is mapped). A read starts
-    // in the cycle bus_rd_start is high: its address is decoded into the select bits below
-    // (stage 0); it is served in the cycle bus_rd_en is high: the slave registers the groups
-    // (stage 1) and ORs them into its R register (stage 2). No comparator is between the
-    // address and the data, and each group's register is placed beside the group's sources,
-    // so no wide OR tree converges on one spot. bus_*_addr are word addresses.
-    wire             bus_wr_en, bus_rd_start, bus_rd_en;
-    wire [2:0]       bus_wr_addr, bus_rd_start_addr, bus_rd_addr;
+    // starts in the cycle bus_wr_start is high: its address is decoded into the write select
+    // bits and bus_wr_hit (the word is mapped); it commits in the cycle bus_wr_en is high.
+    // A read starts in the cycle bus_rd_start is high: its address is decoded into the read
+    // select bits (stage 0); it is served in the cycle bus_rd_en is high: the slave registers
+    // the groups (stage 1) and ORs them into its R register (stage 2). No comparator is
+    // between the address and a register's enable or the read data, and each group's
+    // register is placed beside the group's sources, so no wide OR tree converges on one
+    // spot. bus_*_addr are word addresses.
+    wire             bus_wr_start, bus_wr_en, bus_rd_start, bus_rd_en;
+    wire [2:0]       bus_wr_start_addr, bus_wr_addr, bus_rd_start_addr, bus_rd_addr;
     wire [31:0]      bus_wr_data;
     wire [3:0]       bus_wr_strb;
-    reg              bus_wr_hit;
+    reg              bus_wr_hit, bus_wr_hit_d;
     reg  [31:0]      bus_rd_grp;
     reg              bus_rd_ghit;
-    wire [31:0]      bus_wr_byte = {27'd0, bus_wr_addr, 2'b00};
+    wire [31:0]      bus_wr_start_byte = {27'd0, bus_wr_start_addr, 2'b00};
     wire [31:0]      bus_rd_start_byte = {27'd0, bus_rd_start_addr, 2'b00};
 
     fp_axil_slave #(
@@ -95,6 +97,8 @@ module fp_fastpath_id_regs (
         .s_axil_rresp      (s_axil_rresp),
         .s_axil_rvalid     (s_axil_rvalid),
         .s_axil_rready     (s_axil_rready),
+        .reg_wr_start      (bus_wr_start),
+        .reg_wr_start_addr (bus_wr_start_addr),
         .reg_wr_en         (bus_wr_en),
         .reg_wr_addr       (bus_wr_addr),
         .reg_wr_data       (bus_wr_data),
@@ -115,7 +119,7 @@ module fp_fastpath_id_regs (
     assign scratch = scratch_q;
 
     // scratch (rw, 32-bit) at 0x8
-    wire bus_wr_scratch = bus_wr_en && bus_wr_byte == 32'h008;
+    wire bus_wr_scratch = bus_wr_en && bus_wr_sel_q[0];
     always @(posedge clk) begin
         if (rst) begin
             scratch_q <= 32'h00000000;
@@ -137,8 +141,8 @@ module fp_fastpath_id_regs (
         end
     end
 
-    // ---- Read decode (stage 0): one select bit per mapped word, set when a read of that word
-    // starts; the addresses are distinct, so at most one bit is set.
+    // ---- Access decode: one select bit per word, set when a read (write) of that word starts;
+    // the addresses are distinct, so at most one bit is set. The write hit is registered too.
     reg  [4:0]       bus_rd_sel_q;
     always @(posedge clk) begin
         if (bus_rd_start) begin
@@ -147,6 +151,13 @@ module fp_fastpath_id_regs (
             bus_rd_sel_q[2] <= bus_rd_start_byte == 32'h008;
             bus_rd_sel_q[3] <= bus_rd_start_byte == 32'h010;
             bus_rd_sel_q[4] <= bus_rd_start_byte == 32'h014;
+        end
+    end
+    reg  [0:0]       bus_wr_sel_q;
+    always @(posedge clk) begin
+        if (bus_wr_start) begin
+            bus_wr_hit <= bus_wr_hit_d;
+            bus_wr_sel_q[0] <= bus_wr_start_byte == 32'h008;
         end
     end
 
@@ -164,16 +175,16 @@ module fp_fastpath_id_regs (
     end
 
     always @* begin
-        bus_wr_hit = 1'b0;
-        case (bus_wr_byte)
+        bus_wr_hit_d = 1'b0;
+        case (bus_wr_start_byte)
             32'h000, 32'h004, 32'h008, 32'h010,
-            32'h014: bus_wr_hit = 1'b1;
+            32'h014: bus_wr_hit_d = 1'b1;
             default: ;
         endcase
     end
 
     // Bus signals this map has no use for.
-    wire unused = &{1'b0, bus_rd_addr};
+    wire unused = &{1'b0, bus_wr_addr, bus_rd_addr};
 
 endmodule
 

@@ -9,11 +9,12 @@ the decode for that cycle's addresses (reg_wr_hit; the read groups and their hit
 data when no group hits), applies a write when reg_wr_en is high (at the end of the cycle, as a
 register would) and records a read when reg_rd_en is high, with the value it returned.
 
-Every port is traced in every cycle and replayed (`check`): the cycle of every reg_wr_en and
-reg_rd_en, predicted from the bus signals alone; the address (bits [1:0] dropped), data and
-strobes they carry; each response's data and code against the model; and the latencies: bvalid
-WRITE_LATENCY cycle after the commit (the later AW/W handshake once B is free), rvalid
-READ_LATENCY cycles after the AR handshake whenever nothing is ahead of the read. The bus outputs
+Every port is traced in every cycle and replayed (`check`): the cycle of every reg_wr_start,
+reg_wr_en, reg_rd_start and reg_rd_en, predicted from the bus signals alone
+(`fastpath.regs.bus.write_pipeline` / `read_pipeline`); the address (bits [1:0] dropped), data
+and strobes they carry; each response's data and code against the model; and the latencies:
+bvalid WRITE_LATENCY cycles after the later AW/W handshake and rvalid READ_LATENCY cycles after
+the AR handshake whenever nothing is ahead of the access. The bus outputs
 are also checked not to change when the register side's inputs do (no combinational path).
 """
 from __future__ import annotations
@@ -24,7 +25,7 @@ from cocotb.triggers import ClockCycles, FallingEdge, ReadOnly, RisingEdge, SimT
 from cocotbext.axi import AxiLiteBus, AxiLiteMaster
 
 from fastpath.regs.bus import (READ_LATENCY, RESP_OKAY, RESP_SLVERR, UNMAPPED_READ_VALUE, WRITE_LATENCY,
-                               read_pipeline)
+                               read_pipeline, write_pipeline)
 from fastpath.sim import runner
 from fastpath.sim.tb import params, pauses, rng, start
 
@@ -35,7 +36,7 @@ BUS_IN = ["s_axil_awaddr", "s_axil_awvalid", "s_axil_wdata", "s_axil_wstrb", "s_
           "s_axil_bready", "s_axil_araddr", "s_axil_arvalid", "s_axil_rready"]
 BUS_OUT = ["s_axil_awready", "s_axil_wready", "s_axil_bresp", "s_axil_bvalid", "s_axil_arready",
            "s_axil_rdata", "s_axil_rresp", "s_axil_rvalid"]
-REG_OUT = ["reg_wr_en", "reg_wr_addr", "reg_wr_data", "reg_wr_strb", "reg_rd_start", "reg_rd_start_addr",
+REG_OUT = ["reg_wr_start", "reg_wr_start_addr", "reg_wr_en", "reg_wr_addr", "reg_wr_data", "reg_wr_strb", "reg_rd_start", "reg_rd_start_addr",
            "reg_rd_en", "reg_rd_addr"]
 
 
@@ -212,13 +213,6 @@ def _offers(rows, start, valid, ready):
             (c == start or rows[c - 1][valid] != 1 or rows[c - 1][ready] == 1)]
 
 
-def _b_free(rows, c):
-    """The first cycle >= c in which B holds no response that is not being taken."""
-    while rows[c]["s_axil_bvalid"] == 1 and rows[c]["s_axil_bready"] != 1:
-        c += 1
-    return c
-
-
 def check(h: Harness) -> dict:
     """Replay the trace; returns the measured latencies {"read": [...], "write": [...]} of the
     accesses nothing was ahead of."""
@@ -234,21 +228,31 @@ def check(h: Harness) -> dict:
     assert len(aw) == len(wd) == len(b_off), f"{len(aw)} AW, {len(wd)} W, {len(b_off)} B"
     measured = {"read": [], "write": []}
 
-    # writes: reg_wr_en in exactly the predicted cycles, carrying the handshakes' address and data
-    commits = [_b_free(rows, max(aw[k], wd[k])) for k in range(len(aw))]
+    # writes: reg_wr_start and reg_wr_en in exactly the predicted cycles, carrying the handshakes'
+    # address and data
+    w_started, commits = write_pipeline(rows, start)
+    wr_start = [c for c in range(start, len(rows)) if rows[c]["reg_wr_start"] == 1]
     wr_en = [c for c in range(start, len(rows)) if rows[c]["reg_wr_en"] == 1]
+    assert wr_start == w_started and len(w_started) == len(aw), \
+        f"reg_wr_start at {wr_start[:8]}..., predicted {w_started[:8]}..."
     assert wr_en == commits, f"reg_wr_en at {wr_en[:8]}..., predicted {commits[:8]}..."
     for k, s in enumerate(commits):
         row = rows[s]
         word = rows[aw[k]]["s_axil_awaddr"] >> 2
+        assert max(aw[k], wd[k]) <= w_started[k] < s, f"write {k}: started at {w_started[k]}, committed at {s}"
+        assert rows[w_started[k]]["reg_wr_start_addr"] == word, f"write {k}: started with the wrong address"
         assert row["reg_wr_addr"] == word, f"write {k}: word {row['reg_wr_addr']:#x}, AW said {word:#x}"
         assert (row["reg_wr_data"], row["reg_wr_strb"]) == \
             (rows[wd[k]]["s_axil_wdata"], rows[wd[k]]["s_axil_wstrb"]), f"write {k}: data/strb"
-        assert b_off[k] == s + WRITE_LATENCY, f"write {k}: committed at {s}, bvalid at {b_off[k]}"
+        assert b_off[k] == s + 1, f"write {k}: committed at {s}, bvalid at {b_off[k]}"
         want = RESP_OKAY if word in h.regs.value else RESP_SLVERR
         assert rows[b_off[k]]["s_axil_bresp"] == want, f"write {k} to word {word:#x}: bresp"
-        if s == max(aw[k], wd[k]):
-            measured["write"].append(b_off[k] - s)
+        # nothing ahead of it (B empty at the later handshake, every earlier answer offered): the
+        # stated latency exactly
+        c = max(aw[k], wd[k])
+        if rows[c]["s_axil_bvalid"] != 1 and (k == 0 or b_off[k - 1] < c):
+            assert b_off[k] == c + WRITE_LATENCY, f"write {k}: AW/W at {c}, bvalid at {b_off[k]}"
+            measured["write"].append(b_off[k] - c)
 
     # reads: reg_rd_start and reg_rd_en in exactly the predicted cycles, with the read's address;
     # each answer is what the model served
@@ -327,7 +331,7 @@ async def random_traffic(dut):
 @cocotb.test()
 async def aw_w_order(dut):
     """AW before W, W before AW (by up to 8 cycles) and both together, with B backpressure: the
-    write commits with the later handshake, once B is free."""
+    write starts with the later handshake and commits once B is free."""
     h = await setup(dut)
     h.backpressure(0.4, "b")
     for _ in range(60):
@@ -346,19 +350,16 @@ async def aw_w_order(dut):
 
 @cocotb.test()
 async def same_cycle_and_stalled_read(dut):
-    """A read served in the cycle a write to its word commits returns the old value (the read's
-    AR goes one cycle before the write's AW and W: a read is served the cycle after its AR
-    handshake); reads that wait in stage 0 or in the AR holding register (R full, rready low)
+    """A read served in the cycle a write to its word commits returns the old value (AR, AW and W
+    together: both are one cycle after their handshakes); reads that wait in stage 0 or in the AR holding register (R full, rready low)
     are served, and sampled, when stage 1 frees, so they return a value written while they
     waited."""
     h = await setup(dut)
     a = h.mapped()[0]
     old = h.regs.value[a >> 2]
     new = old ^ M32
-    r = cocotb.start_soon(h.read(a))
-    await RisingEdge(dut.clk)
     w = cocotb.start_soon(h.write(a, new.to_bytes(4, "little")))
-    r = await r
+    r = await h.read(a)
     await w
     rd = [c for c, row in enumerate(h.rows) if row["reg_rd_en"] == 1 and row["rst"] == 0]
     wr = [c for c, row in enumerate(h.rows) if row["reg_wr_en"] == 1 and row["rst"] == 0]

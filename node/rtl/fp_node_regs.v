@@ -45,11 +45,11 @@
 //   0x428 + i*0x40 (i < 16)  ro       64  port_rx_drops
 //   0x430 + i*0x40 (i < 16)  ro       64  port_tx_drops
 //
-// Latency:    read 3 cycles: rvalid (with the data sampled at the AR handshake) rises
-//             3 cycles after the AR handshake when no earlier response is waiting.
-//             write 1 cycle: the register and its port change, and bvalid rises,
-//             1 cycle after the later of the AW and W handshakes, once the previous
-//             write response is taken. Pulse strobes are high for that one cycle.
+// Latency:    read 3 cycles: rvalid (with the data sampled in the cycle after the AR
+//             handshake) rises 3 cycles after the AR handshake when no earlier response
+//             is waiting. Write 2 cycles: the register and its port change, and bvalid
+//             rises, 2 cycles after the later of the AW and W handshakes when no earlier
+//             write response is waiting. Pulse strobes are high for that one cycle.
 // Throughput: one read and one write per cycle, independently, while rready/bready are high.
 //             All bus outputs come from flip-flops or from ready = !holding-register-full.
 // Bad input:  a read of an unmapped address returns 0 with SLVERR; a write to one changes
@@ -139,20 +139,22 @@ module fp_node_regs (
 );
 
     // ---- Bus: fp_axil_slave takes AW/W/AR into holding registers and answers B and R. A write
-    // commits in the cycle bus_wr_en is high (bus_wr_hit: the word is mapped). A read starts
-    // in the cycle bus_rd_start is high: its address is decoded into the select bits below
-    // (stage 0); it is served in the cycle bus_rd_en is high: the slave registers the groups
-    // (stage 1) and ORs them into its R register (stage 2). No comparator is between the
-    // address and the data, and each group's register is placed beside the group's sources,
-    // so no wide OR tree converges on one spot. bus_*_addr are word addresses.
-    wire             bus_wr_en, bus_rd_start, bus_rd_en;
-    wire [9:0]       bus_wr_addr, bus_rd_start_addr, bus_rd_addr;
+    // starts in the cycle bus_wr_start is high: its address is decoded into the write select
+    // bits and bus_wr_hit (the word is mapped); it commits in the cycle bus_wr_en is high.
+    // A read starts in the cycle bus_rd_start is high: its address is decoded into the read
+    // select bits (stage 0); it is served in the cycle bus_rd_en is high: the slave registers
+    // the groups (stage 1) and ORs them into its R register (stage 2). No comparator is
+    // between the address and a register's enable or the read data, and each group's
+    // register is placed beside the group's sources, so no wide OR tree converges on one
+    // spot. bus_*_addr are word addresses.
+    wire             bus_wr_start, bus_wr_en, bus_rd_start, bus_rd_en;
+    wire [9:0]       bus_wr_start_addr, bus_wr_addr, bus_rd_start_addr, bus_rd_addr;
     wire [31:0]      bus_wr_data;
     wire [3:0]       bus_wr_strb;
-    reg              bus_wr_hit;
+    reg              bus_wr_hit, bus_wr_hit_d;
     reg  [703:0]     bus_rd_grp;
     reg  [21:0]      bus_rd_ghit;
-    wire [31:0]      bus_wr_byte = {20'd0, bus_wr_addr, 2'b00};
+    wire [31:0]      bus_wr_start_byte = {20'd0, bus_wr_start_addr, 2'b00};
     wire [31:0]      bus_rd_start_byte = {20'd0, bus_rd_start_addr, 2'b00};
 
     fp_axil_slave #(
@@ -178,6 +180,8 @@ module fp_node_regs (
         .s_axil_rresp      (s_axil_rresp),
         .s_axil_rvalid     (s_axil_rvalid),
         .s_axil_rready     (s_axil_rready),
+        .reg_wr_start      (bus_wr_start),
+        .reg_wr_start_addr (bus_wr_start_addr),
         .reg_wr_en         (bus_wr_en),
         .reg_wr_addr       (bus_wr_addr),
         .reg_wr_data       (bus_wr_data),
@@ -267,7 +271,7 @@ module fp_node_regs (
     assign port_cfg_pvid = port_cfg_pvid_q;
 
     // scratch (rw, 32-bit) at 0x8
-    wire bus_wr_scratch = bus_wr_en && bus_wr_byte == 32'h008;
+    wire bus_wr_scratch = bus_wr_en && bus_wr_sel_q[0];
     always @(posedge clk) begin
         if (rst) begin
             scratch_q <= 32'h00000000;
@@ -290,7 +294,7 @@ module fp_node_regs (
     end
 
     // ctrl (rw, 32-bit) at 0x24
-    wire bus_wr_ctrl = bus_wr_en && bus_wr_byte == 32'h024;
+    wire bus_wr_ctrl = bus_wr_en && bus_wr_sel_q[1];
     always @(posedge clk) begin
         if (rst) begin
             ctrl_learn_q <= 1'h1;
@@ -312,7 +316,7 @@ module fp_node_regs (
     end
 
     // release_ns (rw, 32-bit) at 0x28
-    wire bus_wr_release_ns = bus_wr_en && bus_wr_byte == 32'h028;
+    wire bus_wr_release_ns = bus_wr_en && bus_wr_sel_q[2];
     always @(posedge clk) begin
         if (rst) begin
             release_ns_q <= 32'h00000000;
@@ -325,7 +329,7 @@ module fp_node_regs (
     end
 
     // store_forward (rw, 32-bit) at 0x2c
-    wire bus_wr_store_forward = bus_wr_en && bus_wr_byte == 32'h02c;
+    wire bus_wr_store_forward = bus_wr_en && bus_wr_sel_q[3];
     always @(posedge clk) begin
         if (rst) begin
             store_forward_q <= 32'h00000000;
@@ -338,7 +342,7 @@ module fp_node_regs (
     end
 
     // age_cycles (rw, 32-bit) at 0x30
-    wire bus_wr_age_cycles = bus_wr_en && bus_wr_byte == 32'h030;
+    wire bus_wr_age_cycles = bus_wr_en && bus_wr_sel_q[4];
     always @(posedge clk) begin
         if (rst) begin
             age_cycles_q <= 32'h00000000;
@@ -351,7 +355,7 @@ module fp_node_regs (
     end
 
     // buf_reserve (rw, 32-bit) at 0x34
-    wire bus_wr_buf_reserve = bus_wr_en && bus_wr_byte == 32'h034;
+    wire bus_wr_buf_reserve = bus_wr_en && bus_wr_sel_q[5];
     always @(posedge clk) begin
         if (rst) begin
             buf_reserve_q <= 32'h00000000;
@@ -364,7 +368,7 @@ module fp_node_regs (
     end
 
     // buf_port_limit (rw, 32-bit) at 0x38
-    wire bus_wr_buf_port_limit = bus_wr_en && bus_wr_byte == 32'h038;
+    wire bus_wr_buf_port_limit = bus_wr_en && bus_wr_sel_q[6];
     always @(posedge clk) begin
         if (rst) begin
             buf_port_limit_q <= 32'h00000000;
@@ -377,7 +381,7 @@ module fp_node_regs (
     end
 
     // buf_queue_limit (rw, 32-bit) at 0x3c
-    wire bus_wr_buf_queue_limit = bus_wr_en && bus_wr_byte == 32'h03c;
+    wire bus_wr_buf_queue_limit = bus_wr_en && bus_wr_sel_q[7];
     always @(posedge clk) begin
         if (rst) begin
             buf_queue_limit_q <= 32'h00000000;
@@ -390,7 +394,7 @@ module fp_node_regs (
     end
 
     // hwm_clear (pulse, 32-bit) at 0x44
-    wire bus_wr_hwm_clear = bus_wr_en && bus_wr_byte == 32'h044;
+    wire bus_wr_hwm_clear = bus_wr_en && bus_wr_sel_q[8];
     always @(posedge clk) begin
         if (rst) begin
             hwm_clear_wr_q <= 1'b0;
@@ -404,7 +408,7 @@ module fp_node_regs (
     end
 
     // l2_cmd (pulse, 32-bit) at 0x60
-    wire bus_wr_l2_cmd = bus_wr_en && bus_wr_byte == 32'h060;
+    wire bus_wr_l2_cmd = bus_wr_en && bus_wr_sel_q[9];
     always @(posedge clk) begin
         if (rst) begin
             l2_cmd_wr_q <= 1'b0;
@@ -420,7 +424,7 @@ module fp_node_regs (
     end
 
     // l2_key_lo (rw, 32-bit) at 0x64
-    wire bus_wr_l2_key_lo = bus_wr_en && bus_wr_byte == 32'h064;
+    wire bus_wr_l2_key_lo = bus_wr_en && bus_wr_sel_q[10];
     always @(posedge clk) begin
         if (rst) begin
             l2_key_lo_q <= 32'h00000000;
@@ -433,7 +437,7 @@ module fp_node_regs (
     end
 
     // l2_key_hi (rw, 32-bit) at 0x68
-    wire bus_wr_l2_key_hi = bus_wr_en && bus_wr_byte == 32'h068;
+    wire bus_wr_l2_key_hi = bus_wr_en && bus_wr_sel_q[11];
     always @(posedge clk) begin
         if (rst) begin
             l2_key_hi_q <= 32'h00000000;
@@ -446,7 +450,7 @@ module fp_node_regs (
     end
 
     // l2_entry (rw, 32-bit) at 0x6c
-    wire bus_wr_l2_entry = bus_wr_en && bus_wr_byte == 32'h06c;
+    wire bus_wr_l2_entry = bus_wr_en && bus_wr_sel_q[12];
     always @(posedge clk) begin
         if (rst) begin
             l2_entry_port_q <= 5'h00;
@@ -500,7 +504,7 @@ module fp_node_regs (
     generate
         for (i = 0; i < 16; i = i + 1) begin : g_vlan
             // vlan_id (rw, 32-bit)
-            wire wr_vlan_id = bus_wr_en && bus_wr_byte == 32'h200 + i * 32'h8 + 32'h0;
+            wire wr_vlan_id = bus_wr_en && bus_wr_sel_q[13 + i * 2 + 0];
             always @(posedge clk) begin
                 if (rst) begin
                     vlan_id_vid_q[i*12 +: 12] <= 12'h001;
@@ -513,7 +517,7 @@ module fp_node_regs (
             end
 
             // vlan_members (rw, 32-bit)
-            wire wr_vlan_members = bus_wr_en && bus_wr_byte == 32'h200 + i * 32'h8 + 32'h4;
+            wire wr_vlan_members = bus_wr_en && bus_wr_sel_q[13 + i * 2 + 1];
             always @(posedge clk) begin
                 if (rst) begin
                     vlan_members_q[i*32 +: 32] <= 32'h0000ffff;
@@ -531,7 +535,7 @@ module fp_node_regs (
     generate
         for (i = 0; i < 16; i = i + 1) begin : g_port
             // port_cfg (rw, 32-bit)
-            wire wr_port_cfg = bus_wr_en && bus_wr_byte == 32'h400 + i * 32'h40 + 32'h0;
+            wire wr_port_cfg = bus_wr_en && bus_wr_sel_q[45 + i * 1 + 0];
             always @(posedge clk) begin
                 if (rst) begin
                     port_cfg_enable_q[i] <= 1'h1;
@@ -609,8 +613,8 @@ module fp_node_regs (
         end
     endgenerate
 
-    // ---- Read decode (stage 0): one select bit per mapped word, set when a read of that word
-    // starts; the addresses are distinct, so at most one bit is set.
+    // ---- Access decode: one select bit per word, set when a read (write) of that word starts;
+    // the addresses are distinct, so at most one bit is set. The write hit is registered too.
     integer bus_rd_k, bus_wr_k;
     reg  [297:0]     bus_rd_sel_q;
     always @(posedge clk) begin
@@ -663,6 +667,32 @@ module fp_node_regs (
                 bus_rd_sel_q[90 + bus_rd_k * 13 + 10] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c;
                 bus_rd_sel_q[90 + bus_rd_k * 13 + 11] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30;
                 bus_rd_sel_q[90 + bus_rd_k * 13 + 12] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34;
+            end
+        end
+    end
+    reg  [60:0]      bus_wr_sel_q;
+    always @(posedge clk) begin
+        if (bus_wr_start) begin
+            bus_wr_hit <= bus_wr_hit_d;
+            bus_wr_sel_q[0] <= bus_wr_start_byte == 32'h008;
+            bus_wr_sel_q[1] <= bus_wr_start_byte == 32'h024;
+            bus_wr_sel_q[2] <= bus_wr_start_byte == 32'h028;
+            bus_wr_sel_q[3] <= bus_wr_start_byte == 32'h02c;
+            bus_wr_sel_q[4] <= bus_wr_start_byte == 32'h030;
+            bus_wr_sel_q[5] <= bus_wr_start_byte == 32'h034;
+            bus_wr_sel_q[6] <= bus_wr_start_byte == 32'h038;
+            bus_wr_sel_q[7] <= bus_wr_start_byte == 32'h03c;
+            bus_wr_sel_q[8] <= bus_wr_start_byte == 32'h044;
+            bus_wr_sel_q[9] <= bus_wr_start_byte == 32'h060;
+            bus_wr_sel_q[10] <= bus_wr_start_byte == 32'h064;
+            bus_wr_sel_q[11] <= bus_wr_start_byte == 32'h068;
+            bus_wr_sel_q[12] <= bus_wr_start_byte == 32'h06c;
+            for (bus_wr_k = 0; bus_wr_k < 16; bus_wr_k = bus_wr_k + 1) begin
+                bus_wr_sel_q[13 + bus_wr_k * 2 + 0] <= bus_wr_start_byte == 32'h200 + bus_wr_k * 32'h8 + 32'h0;
+                bus_wr_sel_q[13 + bus_wr_k * 2 + 1] <= bus_wr_start_byte == 32'h200 + bus_wr_k * 32'h8 + 32'h4;
+            end
+            for (bus_wr_k = 0; bus_wr_k < 16; bus_wr_k = bus_wr_k + 1) begin
+                bus_wr_sel_q[45 + bus_wr_k * 1 + 0] <= bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h0;
             end
         end
     end
@@ -979,44 +1009,44 @@ module fp_node_regs (
     end
 
     always @* begin
-        bus_wr_hit = 1'b0;
-        case (bus_wr_byte)
+        bus_wr_hit_d = 1'b0;
+        case (bus_wr_start_byte)
             32'h000, 32'h004, 32'h008, 32'h010,
             32'h014, 32'h020, 32'h024, 32'h028,
             32'h02c, 32'h030, 32'h034, 32'h038,
             32'h03c, 32'h040, 32'h044, 32'h060,
             32'h064, 32'h068, 32'h06c, 32'h070,
             32'h074, 32'h078, 32'h080, 32'h084,
-            32'h088, 32'h08c: bus_wr_hit = 1'b1;
+            32'h088, 32'h08c: bus_wr_hit_d = 1'b1;
             default: ;
         endcase
         for (bus_wr_k = 0; bus_wr_k < 16; bus_wr_k = bus_wr_k + 1) begin
-            if (bus_wr_byte == 32'h100 + bus_wr_k * 32'h8 + 32'h0) bus_wr_hit = 1'b1;
-            if (bus_wr_byte == 32'h100 + bus_wr_k * 32'h8 + 32'h4) bus_wr_hit = 1'b1;
+            if (bus_wr_start_byte == 32'h100 + bus_wr_k * 32'h8 + 32'h0) bus_wr_hit_d = 1'b1;
+            if (bus_wr_start_byte == 32'h100 + bus_wr_k * 32'h8 + 32'h4) bus_wr_hit_d = 1'b1;
         end
         for (bus_wr_k = 0; bus_wr_k < 16; bus_wr_k = bus_wr_k + 1) begin
-            if (bus_wr_byte == 32'h200 + bus_wr_k * 32'h8 + 32'h0) bus_wr_hit = 1'b1;
-            if (bus_wr_byte == 32'h200 + bus_wr_k * 32'h8 + 32'h4) bus_wr_hit = 1'b1;
+            if (bus_wr_start_byte == 32'h200 + bus_wr_k * 32'h8 + 32'h0) bus_wr_hit_d = 1'b1;
+            if (bus_wr_start_byte == 32'h200 + bus_wr_k * 32'h8 + 32'h4) bus_wr_hit_d = 1'b1;
         end
         for (bus_wr_k = 0; bus_wr_k < 16; bus_wr_k = bus_wr_k + 1) begin
-            if (bus_wr_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h0) bus_wr_hit = 1'b1;
-            if (bus_wr_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h8) bus_wr_hit = 1'b1;
-            if (bus_wr_byte == 32'h400 + bus_wr_k * 32'h40 + 32'hc) bus_wr_hit = 1'b1;
-            if (bus_wr_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h10) bus_wr_hit = 1'b1;
-            if (bus_wr_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h14) bus_wr_hit = 1'b1;
-            if (bus_wr_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h18) bus_wr_hit = 1'b1;
-            if (bus_wr_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h1c) bus_wr_hit = 1'b1;
-            if (bus_wr_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h20) bus_wr_hit = 1'b1;
-            if (bus_wr_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h24) bus_wr_hit = 1'b1;
-            if (bus_wr_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h28) bus_wr_hit = 1'b1;
-            if (bus_wr_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h2c) bus_wr_hit = 1'b1;
-            if (bus_wr_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h30) bus_wr_hit = 1'b1;
-            if (bus_wr_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h34) bus_wr_hit = 1'b1;
+            if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h0) bus_wr_hit_d = 1'b1;
+            if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h8) bus_wr_hit_d = 1'b1;
+            if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'hc) bus_wr_hit_d = 1'b1;
+            if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h10) bus_wr_hit_d = 1'b1;
+            if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h14) bus_wr_hit_d = 1'b1;
+            if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h18) bus_wr_hit_d = 1'b1;
+            if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h1c) bus_wr_hit_d = 1'b1;
+            if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h20) bus_wr_hit_d = 1'b1;
+            if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h24) bus_wr_hit_d = 1'b1;
+            if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h28) bus_wr_hit_d = 1'b1;
+            if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h2c) bus_wr_hit_d = 1'b1;
+            if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h30) bus_wr_hit_d = 1'b1;
+            if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h34) bus_wr_hit_d = 1'b1;
         end
     end
 
     // Bus signals this map has no use for.
-    wire unused = &{1'b0, bus_rd_addr};
+    wire unused = &{1'b0, bus_wr_addr, bus_rd_addr};
 
 endmodule
 

@@ -256,6 +256,198 @@ module fp_pps_servo #(
         adj_valid    <= 1'b0;
         set_valid    <= 1'b0;
         status_valid <= 1'b0;
+        if (since != {34{1'b1}}) since <= since + 34'd1;
+        since_back <= since + 34'd2 - CYC_C;
+        to_due     <= since >= TOUT_C - 34'd1;
+
+        if (pps_valid && (busy || (state != S_IDLE && cfg_enable))) cnt_pulses <= cnt_pulses + 32'd1;
+        cnt_rejected <= cnt_rejected + {31'd0, busy_pps} + {31'd0, st_commit && c_rej};
+
+        // the schedule's strobes
+        st_diff  <= start_pps || start_to;
+        st_abs   <= st_diff;
+        st_cmp   <= st_abs;
+        st_load  <= st_cmp;
+        st_dec   <= st_load;
+        st_rate  <= mul_cnt == 6'd1 && !pass2;
+        st_sign  <= st_rate;
+        st_shift <= st_sign;
+        st_sum   <= st_shift;
+        st_clamp <= st_sum;
+        st_out   <= st_clamp;
+        st_sat   <= st_out;
+        st_commit <= st_sat;
+        st_pload <= st_commit;
+        st_end   <= mul_cnt == 6'd1 && pass2;
+
+        // ---- between events: IDLE, enabling, disabling, starting an event ----
+        if (!busy) begin
+            if (state == S_IDLE) begin
+                exp_q <= {cfg_tod_ns, 16'd0} + HALF[63:0];
+                if (cfg_enable) state <= S_ACQ;
+            end else if (!cfg_enable) begin
+                state <= S_IDLE;  integ <= {FW{1'b0}};  have_ref <= 1'b0;  rej_run <= 3'd0;
+                lock_cnt <= 8'd0;  reacq <= 1'b0;  locked <= 1'b0;  holdover <= 1'b0;
+                freq_ppb <= 32'd0;  adj_valid <= 1'b1;  adj_delta <= 32'd0;
+            end
+            if (start_pps || start_to) begin
+                busy  <= 1'b1;
+                ev_to <= start_to;
+                p_q   <= pps_time;
+            end
+        end
+
+        // ---- the event's datapath ----
+        if (st_diff) d_q <= p_q - exp_q;
+        if (st_abs) begin
+            neg_q    <= d_q[63];
+            mag_q    <= d_abs;
+            dr_q     <= d_q - last_rej;
+            pe_q     <= d_big ? {d_q[63], {47{!d_q[63]}}} : d_q[47:0];
+            set_q    <= exp_q + SET_ADV[63:0];
+            exp_next <= exp_q + INT_Q16[63:0];
+            lock_hit <= {24'd0, lock_cnt} + 32'd1 >= LOCK_PULSES;
+        end
+        if (st_cmp) begin
+            gt_lock   <= mag_q > lock_lim;
+            gt_step   <= mag_q > step_lim;
+            gt_rej    <= mag_q > rej_lim;
+            gt_acq    <= mag_q > acq_lim;
+            mag_sat_q <= (|mag_q[63:48]) ? 48'hFFFF_FFFF_FFFF : mag_q[47:0];
+            drmag_q   <= dr_abs;
+        end
+        if (st_load) begin
+            // |d - last_rej| <= cfg_reject_ns, in two halves combined at st_dec
+            cons_hz <= drmag_q[63:48] == 16'd0;
+            cons_le <= drmag_q[47:0] <= rej_lim[47:0];
+            mul_a   <= mag_sat_q;
+            mul_acc <= 32'd0;
+            mul_b   <= RECIP[31:0];
+            mul_cnt <= 6'd48;
+            pass2   <= 1'b0;
+        end
+        if (st_dec) begin
+            cons_q <= cons_hz && cons_le;
+            acc_q <= 1'b0;  rej_q <= 1'b0;  step_q <= 1'b0;  usep_q <= 1'b0;
+            mode_q <= M_KEEP;  nxt_q <= state;
+            lock_ok_q <= 1'b0;
+            if (ev_to) begin
+                if (state == S_FREQ) nxt_q <= S_ACQ;
+            end else if (state == S_ACQ) begin
+                acc_q  <= 1'b1;
+                step_q <= 1'b1;
+                nxt_q  <= S_FREQ;
+            end else if (out_win) begin
+                if ({29'd0, rej_run} >= RESTEP_AFTER && cons_hz && cons_le) begin
+                    acc_q  <= 1'b1;
+                    step_q <= 1'b1;
+                end else begin
+                    rej_q  <= 1'b1;
+                end
+            end else begin
+                acc_q     <= 1'b1;
+                step_q    <= gt_step;
+                usep_q    <= !gt_step;
+                mode_q    <= (state == S_FREQ) ? M_LOAD : (reacq || gt_step) ? M_KEEP : M_PI;
+                nxt_q     <= S_TRACK;
+                lock_ok_q <= state == S_TRACK && !gt_step && !gt_lock;
+            end
+        end
+        if (st_rate) begin
+            rmag_q <= r_mag;
+            c_acc  <= acc_q && !ev_to;               // the commit's cases, decoded early
+            c_to   <= ev_to;
+            c_rej  <= rej_q && !ev_to;
+        end
+        if (st_sign) begin
+            r_q <= neg_q ? -$signed({{(FW-48){1'b0}}, rmag_q}) : $signed({{(FW-48){1'b0}}, rmag_q});
+        end
+        if (st_shift) begin
+            ri_q <= r_q >>> cfg_ki_shift;
+            rp_q <= r_q >>> cfg_kp_shift;
+        end
+        if (st_sum) begin
+            icand_q  <= (mode_q == M_LOAD) ? -r_q : (mode_q == M_PI) ? integ - ri_q : integ;
+            // P, with the rounding constant of the output (2^15) folded in
+            p_term_q <= usep_q ? ROUND - rp_q : ROUND;
+        end
+        if (st_clamp) begin
+            ihi_q <= icand_q > $signed(IMAX_F);
+            ilo_q <= icand_q < -$signed(IMAX_F);
+        end
+        if (st_out) begin
+            iclamp_q <= iclamp_w;
+            out_q    <= iclamp_w + p_term_q;            // I + P + 2^15
+        end
+        if (st_sat) begin
+            adj_sat_q <= adj_hi ? 32'h7FFF_FFFF : adj_lo ? 32'h8000_0000 : adj_full[31:0];
+            sat_q     <= adj_hi || adj_lo;
+        end
+        if (st_commit) begin
+            adj_valid <= c_acc || c_to;
+            adj_delta <= adj_sat_q;
+            integ     <= integ_next;
+            ineg_q    <= integ_next[FW-1];
+            iabs_q    <= integ_next[FW-1] ? (~integ_next[47:0] + 48'd1) : integ_next[47:0];
+            set_valid <= step_q;
+            set_time  <= set_q;
+            if (step_q) cnt_steps <= cnt_steps + 32'd1;
+            if (!c_to) phase_err <= pe_q;
+            if (c_to) begin
+                cnt_missed <= cnt_missed + 32'd1;
+                exp_q      <= exp_next;
+                since      <= since_back;
+                if (state == S_TRACK) begin
+                    holdover <= 1'b1;
+                    reacq    <= 1'b1;
+                end
+                state    <= nxt_q;
+                lock_cnt <= 8'd0;
+                locked   <= 1'b0;
+            end
+            if (c_acc) begin
+                exp_q    <= exp_next;
+                since    <= {27'd0, LAT_ADJ};   // counted from the sampling edge
+                have_ref <= 1'b1;
+                rej_run  <= 3'd0;
+                reacq    <= 1'b0;
+                holdover <= 1'b0;
+                state    <= nxt_q;
+                if (lock_ok_q) begin
+                    if (lock_cnt != 8'hFF) lock_cnt <= lock_cnt + 8'd1;
+                    if (lock_hit) locked <= 1'b1;
+                end else begin
+                    lock_cnt <= 8'd0;
+                    locked   <= 1'b0;
+                end
+            end
+            if (c_rej) begin
+                rej_run  <= (cons_q && rej_run != 3'd0) ? ((rej_run == 3'd7) ? 3'd7 : rej_run + 3'd1) : 3'd1;
+                last_rej <= d_q;
+            end
+        end
+        if (st_pload) begin
+            mul_a   <= iabs_q;
+            mul_acc <= 32'd0;
+            mul_b   <= PRECIP[31:0];
+            mul_cnt <= 6'd48;
+            pass2   <= 1'b1;
+        end
+        if (st_end) begin
+            freq_ppb     <= ineg_q ? ppb_m : (~ppb_m + 32'd1);
+            status_valid <= 1'b1;
+            busy         <= 1'b0;
+        end
+
+        if (mul_cnt != 6'd0) begin
+            mul_cnt <= mul_cnt - 6'd1;
+            mul_acc <= mul_sum[32:1];
+            mul_a   <= {mul_sum[0], mul_a[47:1]};
+        end
+
+        // The reset comes last and wins for the registers it names; the datapath registers it does
+        // not name are loaded only by the schedule's strobes (reset above), so they need no reset,
+        // and keeping rst out of their enables keeps the reset net off their paths.
         if (rst) begin
             busy <= 1'b0;  ev_to <= 1'b0;  since <= 34'd0;  since_back <= 34'd0;  to_due <= 1'b0;
             have_ref <= 1'b0;  exp_q <= 64'd0;  rej_run <= 3'd0;  last_rej <= 64'd0;
@@ -267,195 +459,7 @@ module fp_pps_servo #(
             set_time <= 64'd0;  adj_delta <= 32'd0;  state <= S_IDLE;  locked <= 1'b0;
             holdover <= 1'b0;  phase_err <= 48'd0;  freq_ppb <= 32'd0;  cnt_pulses <= 32'd0;
             cnt_steps <= 32'd0;  cnt_missed <= 32'd0;  cnt_rejected <= 32'd0;
-        end else begin
-            if (since != {34{1'b1}}) since <= since + 34'd1;
-            since_back <= since + 34'd2 - CYC_C;
-            to_due     <= since >= TOUT_C - 34'd1;
-
-            if (pps_valid && (busy || (state != S_IDLE && cfg_enable))) cnt_pulses <= cnt_pulses + 32'd1;
-            cnt_rejected <= cnt_rejected + {31'd0, busy_pps} + {31'd0, st_commit && c_rej};
-
-            // the schedule's strobes
-            st_diff  <= start_pps || start_to;
-            st_abs   <= st_diff;
-            st_cmp   <= st_abs;
-            st_load  <= st_cmp;
-            st_dec   <= st_load;
-            st_rate  <= mul_cnt == 6'd1 && !pass2;
-            st_sign  <= st_rate;
-            st_shift <= st_sign;
-            st_sum   <= st_shift;
-            st_clamp <= st_sum;
-            st_out   <= st_clamp;
-            st_sat   <= st_out;
-            st_commit <= st_sat;
-            st_pload <= st_commit;
-            st_end   <= mul_cnt == 6'd1 && pass2;
-
-            // ---- between events: IDLE, enabling, disabling, starting an event ----
-            if (!busy) begin
-                if (state == S_IDLE) begin
-                    exp_q <= {cfg_tod_ns, 16'd0} + HALF[63:0];
-                    if (cfg_enable) state <= S_ACQ;
-                end else if (!cfg_enable) begin
-                    state <= S_IDLE;  integ <= {FW{1'b0}};  have_ref <= 1'b0;  rej_run <= 3'd0;
-                    lock_cnt <= 8'd0;  reacq <= 1'b0;  locked <= 1'b0;  holdover <= 1'b0;
-                    freq_ppb <= 32'd0;  adj_valid <= 1'b1;  adj_delta <= 32'd0;
-                end
-                if (start_pps || start_to) begin
-                    busy  <= 1'b1;
-                    ev_to <= start_to;
-                    p_q   <= pps_time;
-                end
-            end
-
-            // ---- the event's datapath ----
-            if (st_diff) d_q <= p_q - exp_q;
-            if (st_abs) begin
-                neg_q    <= d_q[63];
-                mag_q    <= d_abs;
-                dr_q     <= d_q - last_rej;
-                pe_q     <= d_big ? {d_q[63], {47{!d_q[63]}}} : d_q[47:0];
-                set_q    <= exp_q + SET_ADV[63:0];
-                exp_next <= exp_q + INT_Q16[63:0];
-                lock_hit <= {24'd0, lock_cnt} + 32'd1 >= LOCK_PULSES;
-            end
-            if (st_cmp) begin
-                gt_lock   <= mag_q > lock_lim;
-                gt_step   <= mag_q > step_lim;
-                gt_rej    <= mag_q > rej_lim;
-                gt_acq    <= mag_q > acq_lim;
-                mag_sat_q <= (|mag_q[63:48]) ? 48'hFFFF_FFFF_FFFF : mag_q[47:0];
-                drmag_q   <= dr_abs;
-            end
-            if (st_load) begin
-                // |d - last_rej| <= cfg_reject_ns, in two halves combined at st_dec
-                cons_hz <= drmag_q[63:48] == 16'd0;
-                cons_le <= drmag_q[47:0] <= rej_lim[47:0];
-                mul_a   <= mag_sat_q;
-                mul_acc <= 32'd0;
-                mul_b   <= RECIP[31:0];
-                mul_cnt <= 6'd48;
-                pass2   <= 1'b0;
-            end
-            if (st_dec) begin
-                cons_q <= cons_hz && cons_le;
-                acc_q <= 1'b0;  rej_q <= 1'b0;  step_q <= 1'b0;  usep_q <= 1'b0;
-                mode_q <= M_KEEP;  nxt_q <= state;
-                lock_ok_q <= 1'b0;
-                if (ev_to) begin
-                    if (state == S_FREQ) nxt_q <= S_ACQ;
-                end else if (state == S_ACQ) begin
-                    acc_q  <= 1'b1;
-                    step_q <= 1'b1;
-                    nxt_q  <= S_FREQ;
-                end else if (out_win) begin
-                    if ({29'd0, rej_run} >= RESTEP_AFTER && cons_hz && cons_le) begin
-                        acc_q  <= 1'b1;
-                        step_q <= 1'b1;
-                    end else begin
-                        rej_q  <= 1'b1;
-                    end
-                end else begin
-                    acc_q     <= 1'b1;
-                    step_q    <= gt_step;
-                    usep_q    <= !gt_step;
-                    mode_q    <= (state == S_FREQ) ? M_LOAD : (reacq || gt_step) ? M_KEEP : M_PI;
-                    nxt_q     <= S_TRACK;
-                    lock_ok_q <= state == S_TRACK && !gt_step && !gt_lock;
-                end
-            end
-            if (st_rate) begin
-                rmag_q <= r_mag;
-                c_acc  <= acc_q && !ev_to;               // the commit's cases, decoded early
-                c_to   <= ev_to;
-                c_rej  <= rej_q && !ev_to;
-            end
-            if (st_sign) begin
-                r_q <= neg_q ? -$signed({{(FW-48){1'b0}}, rmag_q}) : $signed({{(FW-48){1'b0}}, rmag_q});
-            end
-            if (st_shift) begin
-                ri_q <= r_q >>> cfg_ki_shift;
-                rp_q <= r_q >>> cfg_kp_shift;
-            end
-            if (st_sum) begin
-                icand_q  <= (mode_q == M_LOAD) ? -r_q : (mode_q == M_PI) ? integ - ri_q : integ;
-                // P, with the rounding constant of the output (2^15) folded in
-                p_term_q <= usep_q ? ROUND - rp_q : ROUND;
-            end
-            if (st_clamp) begin
-                ihi_q <= icand_q > $signed(IMAX_F);
-                ilo_q <= icand_q < -$signed(IMAX_F);
-            end
-            if (st_out) begin
-                iclamp_q <= iclamp_w;
-                out_q    <= iclamp_w + p_term_q;            // I + P + 2^15
-            end
-            if (st_sat) begin
-                adj_sat_q <= adj_hi ? 32'h7FFF_FFFF : adj_lo ? 32'h8000_0000 : adj_full[31:0];
-                sat_q     <= adj_hi || adj_lo;
-            end
-            if (st_commit) begin
-                adj_valid <= c_acc || c_to;
-                adj_delta <= adj_sat_q;
-                integ     <= integ_next;
-                ineg_q    <= integ_next[FW-1];
-                iabs_q    <= integ_next[FW-1] ? (~integ_next[47:0] + 48'd1) : integ_next[47:0];
-                set_valid <= step_q;
-                set_time  <= set_q;
-                if (step_q) cnt_steps <= cnt_steps + 32'd1;
-                if (!c_to) phase_err <= pe_q;
-                if (c_to) begin
-                    cnt_missed <= cnt_missed + 32'd1;
-                    exp_q      <= exp_next;
-                    since      <= since_back;
-                    if (state == S_TRACK) begin
-                        holdover <= 1'b1;
-                        reacq    <= 1'b1;
-                    end
-                    state    <= nxt_q;
-                    lock_cnt <= 8'd0;
-                    locked   <= 1'b0;
-                end
-                if (c_acc) begin
-                    exp_q    <= exp_next;
-                    since    <= {27'd0, LAT_ADJ};   // counted from the sampling edge
-                    have_ref <= 1'b1;
-                    rej_run  <= 3'd0;
-                    reacq    <= 1'b0;
-                    holdover <= 1'b0;
-                    state    <= nxt_q;
-                    if (lock_ok_q) begin
-                        if (lock_cnt != 8'hFF) lock_cnt <= lock_cnt + 8'd1;
-                        if (lock_hit) locked <= 1'b1;
-                    end else begin
-                        lock_cnt <= 8'd0;
-                        locked   <= 1'b0;
-                    end
-                end
-                if (c_rej) begin
-                    rej_run  <= (cons_q && rej_run != 3'd0) ? ((rej_run == 3'd7) ? 3'd7 : rej_run + 3'd1) : 3'd1;
-                    last_rej <= d_q;
-                end
-            end
-            if (st_pload) begin
-                mul_a   <= iabs_q;
-                mul_acc <= 32'd0;
-                mul_b   <= PRECIP[31:0];
-                mul_cnt <= 6'd48;
-                pass2   <= 1'b1;
-            end
-            if (st_end) begin
-                freq_ppb     <= ineg_q ? ppb_m : (~ppb_m + 32'd1);
-                status_valid <= 1'b1;
-                busy         <= 1'b0;
-            end
-
-            if (mul_cnt != 6'd0) begin
-                mul_cnt <= mul_cnt - 6'd1;
-                mul_acc <= mul_sum[32:1];
-                mul_a   <= {mul_sum[0], mul_a[47:1]};
-            end
+            adj_valid <= 1'b0;  set_valid <= 1'b0;  status_valid <= 1'b0;
         end
     end
 

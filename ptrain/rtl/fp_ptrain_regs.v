@@ -83,11 +83,11 @@
 //   0x820 + i*0x40 (i < 4)  ro       32  stream_train_first
 //   0x824 + i*0x40 (i < 4)  ro       32  stream_train_end
 //
-// Latency:    read 3 cycles: rvalid (with the data sampled at the AR handshake) rises
-//             3 cycles after the AR handshake when no earlier response is waiting.
-//             write 1 cycle: the register and its port change, and bvalid rises,
-//             1 cycle after the later of the AW and W handshakes, once the previous
-//             write response is taken. Pulse strobes are high for that one cycle.
+// Latency:    read 3 cycles: rvalid (with the data sampled in the cycle after the AR
+//             handshake) rises 3 cycles after the AR handshake when no earlier response
+//             is waiting. Write 2 cycles: the register and its port change, and bvalid
+//             rises, 2 cycles after the later of the AW and W handshakes when no earlier
+//             write response is waiting. Pulse strobes are high for that one cycle.
 // Throughput: one read and one write per cycle, independently, while rready/bready are high.
 //             All bus outputs come from flip-flops or from ready = !holding-register-full.
 // Bad input:  a read of an unmapped address returns 0 with SLVERR; a write to one changes
@@ -214,20 +214,22 @@ module fp_ptrain_regs (
 );
 
     // ---- Bus: fp_axil_slave takes AW/W/AR into holding registers and answers B and R. A write
-    // commits in the cycle bus_wr_en is high (bus_wr_hit: the word is mapped). A read starts
-    // in the cycle bus_rd_start is high: its address is decoded into the select bits below
-    // (stage 0); it is served in the cycle bus_rd_en is high: the slave registers the groups
-    // (stage 1) and ORs them into its R register (stage 2). No comparator is between the
-    // address and the data, and each group's register is placed beside the group's sources,
-    // so no wide OR tree converges on one spot. bus_*_addr are word addresses.
-    wire             bus_wr_en, bus_rd_start, bus_rd_en;
-    wire [9:0]       bus_wr_addr, bus_rd_start_addr, bus_rd_addr;
+    // starts in the cycle bus_wr_start is high: its address is decoded into the write select
+    // bits and bus_wr_hit (the word is mapped); it commits in the cycle bus_wr_en is high.
+    // A read starts in the cycle bus_rd_start is high: its address is decoded into the read
+    // select bits (stage 0); it is served in the cycle bus_rd_en is high: the slave registers
+    // the groups (stage 1) and ORs them into its R register (stage 2). No comparator is
+    // between the address and a register's enable or the read data, and each group's
+    // register is placed beside the group's sources, so no wide OR tree converges on one
+    // spot. bus_*_addr are word addresses.
+    wire             bus_wr_start, bus_wr_en, bus_rd_start, bus_rd_en;
+    wire [9:0]       bus_wr_start_addr, bus_wr_addr, bus_rd_start_addr, bus_rd_addr;
     wire [31:0]      bus_wr_data;
     wire [3:0]       bus_wr_strb;
-    reg              bus_wr_hit;
+    reg              bus_wr_hit, bus_wr_hit_d;
     reg  [447:0]     bus_rd_grp;
     reg  [13:0]      bus_rd_ghit;
-    wire [31:0]      bus_wr_byte = {20'd0, bus_wr_addr, 2'b00};
+    wire [31:0]      bus_wr_start_byte = {20'd0, bus_wr_start_addr, 2'b00};
     wire [31:0]      bus_rd_start_byte = {20'd0, bus_rd_start_addr, 2'b00};
 
     fp_axil_slave #(
@@ -253,6 +255,8 @@ module fp_ptrain_regs (
         .s_axil_rresp      (s_axil_rresp),
         .s_axil_rvalid     (s_axil_rvalid),
         .s_axil_rready     (s_axil_rready),
+        .reg_wr_start      (bus_wr_start),
+        .reg_wr_start_addr (bus_wr_start_addr),
         .reg_wr_en         (bus_wr_en),
         .reg_wr_addr       (bus_wr_addr),
         .reg_wr_data       (bus_wr_data),
@@ -373,7 +377,7 @@ module fp_ptrain_regs (
     assign rule_ports_mask_dport = rule_ports_mask_dport_q;
 
     // scratch (rw, 32-bit) at 0x8
-    wire bus_wr_scratch = bus_wr_en && bus_wr_byte == 32'h008;
+    wire bus_wr_scratch = bus_wr_en && bus_wr_sel_q[0];
     always @(posedge clk) begin
         if (rst) begin
             scratch_q <= 32'h00000000;
@@ -396,7 +400,7 @@ module fp_ptrain_regs (
     end
 
     // gen_ctrl (pulse, 32-bit) at 0x24
-    wire bus_wr_gen_ctrl = bus_wr_en && bus_wr_byte == 32'h024;
+    wire bus_wr_gen_ctrl = bus_wr_en && bus_wr_sel_q[1];
     always @(posedge clk) begin
         if (rst) begin
             gen_ctrl_wr_q <= 1'b0;
@@ -412,8 +416,8 @@ module fp_ptrain_regs (
     end
 
     // gen_dst_mac (rw, 64-bit) at 0x30
-    wire bus_wr_gen_dst_mac_lo = bus_wr_en && bus_wr_byte == 32'h030;
-    wire bus_wr_gen_dst_mac_hi = bus_wr_en && bus_wr_byte == 32'h034;
+    wire bus_wr_gen_dst_mac_lo = bus_wr_en && bus_wr_sel_q[2];
+    wire bus_wr_gen_dst_mac_hi = bus_wr_en && bus_wr_sel_q[3];
     always @(posedge clk) begin
         if (rst) begin
             gen_dst_mac_addr_q <= 48'h000000000000;
@@ -428,8 +432,8 @@ module fp_ptrain_regs (
     end
 
     // gen_src_mac (rw, 64-bit) at 0x38
-    wire bus_wr_gen_src_mac_lo = bus_wr_en && bus_wr_byte == 32'h038;
-    wire bus_wr_gen_src_mac_hi = bus_wr_en && bus_wr_byte == 32'h03c;
+    wire bus_wr_gen_src_mac_lo = bus_wr_en && bus_wr_sel_q[4];
+    wire bus_wr_gen_src_mac_hi = bus_wr_en && bus_wr_sel_q[5];
     always @(posedge clk) begin
         if (rst) begin
             gen_src_mac_addr_q <= 48'h000000000000;
@@ -444,7 +448,7 @@ module fp_ptrain_regs (
     end
 
     // gen_layout (rw, 32-bit) at 0x40
-    wire bus_wr_gen_layout = bus_wr_en && bus_wr_byte == 32'h040;
+    wire bus_wr_gen_layout = bus_wr_en && bus_wr_sel_q[6];
     always @(posedge clk) begin
         if (rst) begin
             gen_layout_vlan_en_q <= 1'h0;
@@ -459,7 +463,7 @@ module fp_ptrain_regs (
     end
 
     // gen_ip (rw, 32-bit) at 0x44
-    wire bus_wr_gen_ip = bus_wr_en && bus_wr_byte == 32'h044;
+    wire bus_wr_gen_ip = bus_wr_en && bus_wr_sel_q[7];
     always @(posedge clk) begin
         if (rst) begin
             gen_ip_ttl_q <= 8'h40;
@@ -473,7 +477,7 @@ module fp_ptrain_regs (
     end
 
     // gen_ports (rw, 32-bit) at 0x70
-    wire bus_wr_gen_ports = bus_wr_en && bus_wr_byte == 32'h070;
+    wire bus_wr_gen_ports = bus_wr_en && bus_wr_sel_q[8];
     always @(posedge clk) begin
         if (rst) begin
             gen_ports_sport_q <= 16'h0009;
@@ -487,7 +491,7 @@ module fp_ptrain_regs (
     end
 
     // gen_frame_len (rw, 32-bit) at 0x74
-    wire bus_wr_gen_frame_len = bus_wr_en && bus_wr_byte == 32'h074;
+    wire bus_wr_gen_frame_len = bus_wr_en && bus_wr_sel_q[9];
     always @(posedge clk) begin
         if (rst) begin
             gen_frame_len_bytes_q <= 16'h0054;
@@ -498,7 +502,7 @@ module fp_ptrain_regs (
     end
 
     // gen_train_len (rw, 32-bit) at 0x78
-    wire bus_wr_gen_train_len = bus_wr_en && bus_wr_byte == 32'h078;
+    wire bus_wr_gen_train_len = bus_wr_en && bus_wr_sel_q[10];
     always @(posedge clk) begin
         if (rst) begin
             gen_train_len_q <= 32'h00000001;
@@ -511,7 +515,7 @@ module fp_ptrain_regs (
     end
 
     // gen_num_trains (rw, 32-bit) at 0x7c
-    wire bus_wr_gen_num_trains = bus_wr_en && bus_wr_byte == 32'h07c;
+    wire bus_wr_gen_num_trains = bus_wr_en && bus_wr_sel_q[11];
     always @(posedge clk) begin
         if (rst) begin
             gen_num_trains_q <= 32'h00000001;
@@ -524,7 +528,7 @@ module fp_ptrain_regs (
     end
 
     // gen_period (rw, 32-bit) at 0x80
-    wire bus_wr_gen_period = bus_wr_en && bus_wr_byte == 32'h080;
+    wire bus_wr_gen_period = bus_wr_en && bus_wr_sel_q[12];
     always @(posedge clk) begin
         if (rst) begin
             gen_period_q <= 32'h00000000;
@@ -537,7 +541,7 @@ module fp_ptrain_regs (
     end
 
     // gen_train_gap (rw, 32-bit) at 0x84
-    wire bus_wr_gen_train_gap = bus_wr_en && bus_wr_byte == 32'h084;
+    wire bus_wr_gen_train_gap = bus_wr_en && bus_wr_sel_q[13];
     always @(posedge clk) begin
         if (rst) begin
             gen_train_gap_q <= 32'h00000000;
@@ -550,7 +554,7 @@ module fp_ptrain_regs (
     end
 
     // gen_first_seq (rw, 32-bit) at 0x88
-    wire bus_wr_gen_first_seq = bus_wr_en && bus_wr_byte == 32'h088;
+    wire bus_wr_gen_first_seq = bus_wr_en && bus_wr_sel_q[14];
     always @(posedge clk) begin
         if (rst) begin
             gen_first_seq_q <= 32'h00000000;
@@ -563,7 +567,7 @@ module fp_ptrain_regs (
     end
 
     // rx_rule_en (rw, 32-bit) at 0xa0
-    wire bus_wr_rx_rule_en = bus_wr_en && bus_wr_byte == 32'h0a0;
+    wire bus_wr_rx_rule_en = bus_wr_en && bus_wr_sel_q[15];
     always @(posedge clk) begin
         if (rst) begin
             rx_rule_en_rules_q <= 4'h0;
@@ -573,7 +577,7 @@ module fp_ptrain_regs (
     end
 
     // clock_ctrl (rw, 32-bit) at 0x200
-    wire bus_wr_clock_ctrl = bus_wr_en && bus_wr_byte == 32'h200;
+    wire bus_wr_clock_ctrl = bus_wr_en && bus_wr_sel_q[16];
     always @(posedge clk) begin
         if (rst) begin
             clock_ctrl_enable_q <= 1'h0;
@@ -587,8 +591,8 @@ module fp_ptrain_regs (
     end
 
     // clock_tod_ns (rw, 64-bit) at 0x208
-    wire bus_wr_clock_tod_ns_lo = bus_wr_en && bus_wr_byte == 32'h208;
-    wire bus_wr_clock_tod_ns_hi = bus_wr_en && bus_wr_byte == 32'h20c;
+    wire bus_wr_clock_tod_ns_lo = bus_wr_en && bus_wr_sel_q[17];
+    wire bus_wr_clock_tod_ns_hi = bus_wr_en && bus_wr_sel_q[18];
     always @(posedge clk) begin
         if (rst) begin
             clock_tod_ns_ns_q <= 48'h000000000000;
@@ -603,7 +607,7 @@ module fp_ptrain_regs (
     end
 
     // clock_lock_ns (rw, 32-bit) at 0x210
-    wire bus_wr_clock_lock_ns = bus_wr_en && bus_wr_byte == 32'h210;
+    wire bus_wr_clock_lock_ns = bus_wr_en && bus_wr_sel_q[19];
     always @(posedge clk) begin
         if (rst) begin
             clock_lock_ns_q <= 32'h00000040;
@@ -616,7 +620,7 @@ module fp_ptrain_regs (
     end
 
     // clock_step_ns (rw, 32-bit) at 0x214
-    wire bus_wr_clock_step_ns = bus_wr_en && bus_wr_byte == 32'h214;
+    wire bus_wr_clock_step_ns = bus_wr_en && bus_wr_sel_q[20];
     always @(posedge clk) begin
         if (rst) begin
             clock_step_ns_q <= 32'h00002710;
@@ -629,7 +633,7 @@ module fp_ptrain_regs (
     end
 
     // clock_reject_ns (rw, 32-bit) at 0x218
-    wire bus_wr_clock_reject_ns = bus_wr_en && bus_wr_byte == 32'h218;
+    wire bus_wr_clock_reject_ns = bus_wr_en && bus_wr_sel_q[21];
     always @(posedge clk) begin
         if (rst) begin
             clock_reject_ns_q <= 32'h000f4240;
@@ -667,7 +671,7 @@ module fp_ptrain_regs (
     generate
         for (i = 0; i < 4; i = i + 1) begin : g_gen_src_ip
             // gen_src_ip_word (rw, 32-bit)
-            wire wr_gen_src_ip_word = bus_wr_en && bus_wr_byte == 32'h050 + i * 32'h4 + 32'h0;
+            wire wr_gen_src_ip_word = bus_wr_en && bus_wr_sel_q[22 + i * 1 + 0];
             always @(posedge clk) begin
                 if (rst) begin
                     gen_src_ip_word_q[i*32 +: 32] <= 32'h00000000;
@@ -685,7 +689,7 @@ module fp_ptrain_regs (
     generate
         for (i = 0; i < 4; i = i + 1) begin : g_gen_dst_ip
             // gen_dst_ip_word (rw, 32-bit)
-            wire wr_gen_dst_ip_word = bus_wr_en && bus_wr_byte == 32'h060 + i * 32'h4 + 32'h0;
+            wire wr_gen_dst_ip_word = bus_wr_en && bus_wr_sel_q[26 + i * 1 + 0];
             always @(posedge clk) begin
                 if (rst) begin
                     gen_dst_ip_word_q[i*32 +: 32] <= 32'h00000000;
@@ -703,8 +707,8 @@ module fp_ptrain_regs (
     generate
         for (i = 0; i < 4; i = i + 1) begin : g_rule
             // rule_dst_mac (rw, 64-bit)
-            wire wr_rule_dst_mac_lo = bus_wr_en && bus_wr_byte == 32'h400 + i * 32'h40 + 32'h0;
-            wire wr_rule_dst_mac_hi = bus_wr_en && bus_wr_byte == 32'h400 + i * 32'h40 + 32'h4;
+            wire wr_rule_dst_mac_lo = bus_wr_en && bus_wr_sel_q[30 + i * 16 + 0];
+            wire wr_rule_dst_mac_hi = bus_wr_en && bus_wr_sel_q[30 + i * 16 + 1];
             always @(posedge clk) begin
                 if (rst) begin
                     rule_dst_mac_addr_q[i*48 +: 48] <= 48'h000000000000;
@@ -719,8 +723,8 @@ module fp_ptrain_regs (
             end
 
             // rule_dst_mac_mask (rw, 64-bit)
-            wire wr_rule_dst_mac_mask_lo = bus_wr_en && bus_wr_byte == 32'h400 + i * 32'h40 + 32'h8;
-            wire wr_rule_dst_mac_mask_hi = bus_wr_en && bus_wr_byte == 32'h400 + i * 32'h40 + 32'hc;
+            wire wr_rule_dst_mac_mask_lo = bus_wr_en && bus_wr_sel_q[30 + i * 16 + 2];
+            wire wr_rule_dst_mac_mask_hi = bus_wr_en && bus_wr_sel_q[30 + i * 16 + 3];
             always @(posedge clk) begin
                 if (rst) begin
                     rule_dst_mac_mask_addr_q[i*48 +: 48] <= 48'h000000000000;
@@ -735,8 +739,8 @@ module fp_ptrain_regs (
             end
 
             // rule_src_mac (rw, 64-bit)
-            wire wr_rule_src_mac_lo = bus_wr_en && bus_wr_byte == 32'h400 + i * 32'h40 + 32'h10;
-            wire wr_rule_src_mac_hi = bus_wr_en && bus_wr_byte == 32'h400 + i * 32'h40 + 32'h14;
+            wire wr_rule_src_mac_lo = bus_wr_en && bus_wr_sel_q[30 + i * 16 + 4];
+            wire wr_rule_src_mac_hi = bus_wr_en && bus_wr_sel_q[30 + i * 16 + 5];
             always @(posedge clk) begin
                 if (rst) begin
                     rule_src_mac_addr_q[i*48 +: 48] <= 48'h000000000000;
@@ -751,8 +755,8 @@ module fp_ptrain_regs (
             end
 
             // rule_src_mac_mask (rw, 64-bit)
-            wire wr_rule_src_mac_mask_lo = bus_wr_en && bus_wr_byte == 32'h400 + i * 32'h40 + 32'h18;
-            wire wr_rule_src_mac_mask_hi = bus_wr_en && bus_wr_byte == 32'h400 + i * 32'h40 + 32'h1c;
+            wire wr_rule_src_mac_mask_lo = bus_wr_en && bus_wr_sel_q[30 + i * 16 + 6];
+            wire wr_rule_src_mac_mask_hi = bus_wr_en && bus_wr_sel_q[30 + i * 16 + 7];
             always @(posedge clk) begin
                 if (rst) begin
                     rule_src_mac_mask_addr_q[i*48 +: 48] <= 48'h000000000000;
@@ -767,7 +771,7 @@ module fp_ptrain_regs (
             end
 
             // rule_l2 (rw, 32-bit)
-            wire wr_rule_l2 = bus_wr_en && bus_wr_byte == 32'h400 + i * 32'h40 + 32'h20;
+            wire wr_rule_l2 = bus_wr_en && bus_wr_sel_q[30 + i * 16 + 8];
             always @(posedge clk) begin
                 if (rst) begin
                     rule_l2_vid_q[i*12 +: 12] <= 12'h000;
@@ -789,7 +793,7 @@ module fp_ptrain_regs (
             end
 
             // rule_proto (rw, 32-bit)
-            wire wr_rule_proto = bus_wr_en && bus_wr_byte == 32'h400 + i * 32'h40 + 32'h24;
+            wire wr_rule_proto = bus_wr_en && bus_wr_sel_q[30 + i * 16 + 9];
             always @(posedge clk) begin
                 if (rst) begin
                     rule_proto_number_q[i*8 +: 8] <= 8'h00;
@@ -801,7 +805,7 @@ module fp_ptrain_regs (
             end
 
             // rule_ip_src (rw, 32-bit)
-            wire wr_rule_ip_src = bus_wr_en && bus_wr_byte == 32'h400 + i * 32'h40 + 32'h28;
+            wire wr_rule_ip_src = bus_wr_en && bus_wr_sel_q[30 + i * 16 + 10];
             always @(posedge clk) begin
                 if (rst) begin
                     rule_ip_src_q[i*32 +: 32] <= 32'h00000000;
@@ -814,7 +818,7 @@ module fp_ptrain_regs (
             end
 
             // rule_ip_src_mask (rw, 32-bit)
-            wire wr_rule_ip_src_mask = bus_wr_en && bus_wr_byte == 32'h400 + i * 32'h40 + 32'h2c;
+            wire wr_rule_ip_src_mask = bus_wr_en && bus_wr_sel_q[30 + i * 16 + 11];
             always @(posedge clk) begin
                 if (rst) begin
                     rule_ip_src_mask_q[i*32 +: 32] <= 32'h00000000;
@@ -827,7 +831,7 @@ module fp_ptrain_regs (
             end
 
             // rule_ip_dst (rw, 32-bit)
-            wire wr_rule_ip_dst = bus_wr_en && bus_wr_byte == 32'h400 + i * 32'h40 + 32'h30;
+            wire wr_rule_ip_dst = bus_wr_en && bus_wr_sel_q[30 + i * 16 + 12];
             always @(posedge clk) begin
                 if (rst) begin
                     rule_ip_dst_q[i*32 +: 32] <= 32'h00000000;
@@ -840,7 +844,7 @@ module fp_ptrain_regs (
             end
 
             // rule_ip_dst_mask (rw, 32-bit)
-            wire wr_rule_ip_dst_mask = bus_wr_en && bus_wr_byte == 32'h400 + i * 32'h40 + 32'h34;
+            wire wr_rule_ip_dst_mask = bus_wr_en && bus_wr_sel_q[30 + i * 16 + 13];
             always @(posedge clk) begin
                 if (rst) begin
                     rule_ip_dst_mask_q[i*32 +: 32] <= 32'h00000000;
@@ -853,7 +857,7 @@ module fp_ptrain_regs (
             end
 
             // rule_ports (rw, 32-bit)
-            wire wr_rule_ports = bus_wr_en && bus_wr_byte == 32'h400 + i * 32'h40 + 32'h38;
+            wire wr_rule_ports = bus_wr_en && bus_wr_sel_q[30 + i * 16 + 14];
             always @(posedge clk) begin
                 if (rst) begin
                     rule_ports_sport_q[i*16 +: 16] <= 16'h0000;
@@ -867,7 +871,7 @@ module fp_ptrain_regs (
             end
 
             // rule_ports_mask (rw, 32-bit)
-            wire wr_rule_ports_mask = bus_wr_en && bus_wr_byte == 32'h400 + i * 32'h40 + 32'h3c;
+            wire wr_rule_ports_mask = bus_wr_en && bus_wr_sel_q[30 + i * 16 + 15];
             always @(posedge clk) begin
                 if (rst) begin
                     rule_ports_mask_sport_q[i*16 +: 16] <= 16'h0000;
@@ -882,8 +886,8 @@ module fp_ptrain_regs (
         end
     endgenerate
 
-    // ---- Read decode (stage 0): one select bit per mapped word, set when a read of that word
-    // starts; the addresses are distinct, so at most one bit is set.
+    // ---- Access decode: one select bit per word, set when a read (write) of that word starts;
+    // the addresses are distinct, so at most one bit is set. The write hit is registered too.
     integer bus_rd_k, bus_wr_k;
     reg  [164:0]     bus_rd_sel_q;
     always @(posedge clk) begin
@@ -976,6 +980,58 @@ module fp_ptrain_regs (
                 bus_rd_sel_q[125 + bus_rd_k * 10 + 7] <= bus_rd_start_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h1c;
                 bus_rd_sel_q[125 + bus_rd_k * 10 + 8] <= bus_rd_start_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h20;
                 bus_rd_sel_q[125 + bus_rd_k * 10 + 9] <= bus_rd_start_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h24;
+            end
+        end
+    end
+    reg  [93:0]      bus_wr_sel_q;
+    always @(posedge clk) begin
+        if (bus_wr_start) begin
+            bus_wr_hit <= bus_wr_hit_d;
+            bus_wr_sel_q[0] <= bus_wr_start_byte == 32'h008;
+            bus_wr_sel_q[1] <= bus_wr_start_byte == 32'h024;
+            bus_wr_sel_q[2] <= bus_wr_start_byte == 32'h030;
+            bus_wr_sel_q[3] <= bus_wr_start_byte == 32'h034;
+            bus_wr_sel_q[4] <= bus_wr_start_byte == 32'h038;
+            bus_wr_sel_q[5] <= bus_wr_start_byte == 32'h03c;
+            bus_wr_sel_q[6] <= bus_wr_start_byte == 32'h040;
+            bus_wr_sel_q[7] <= bus_wr_start_byte == 32'h044;
+            bus_wr_sel_q[8] <= bus_wr_start_byte == 32'h070;
+            bus_wr_sel_q[9] <= bus_wr_start_byte == 32'h074;
+            bus_wr_sel_q[10] <= bus_wr_start_byte == 32'h078;
+            bus_wr_sel_q[11] <= bus_wr_start_byte == 32'h07c;
+            bus_wr_sel_q[12] <= bus_wr_start_byte == 32'h080;
+            bus_wr_sel_q[13] <= bus_wr_start_byte == 32'h084;
+            bus_wr_sel_q[14] <= bus_wr_start_byte == 32'h088;
+            bus_wr_sel_q[15] <= bus_wr_start_byte == 32'h0a0;
+            bus_wr_sel_q[16] <= bus_wr_start_byte == 32'h200;
+            bus_wr_sel_q[17] <= bus_wr_start_byte == 32'h208;
+            bus_wr_sel_q[18] <= bus_wr_start_byte == 32'h20c;
+            bus_wr_sel_q[19] <= bus_wr_start_byte == 32'h210;
+            bus_wr_sel_q[20] <= bus_wr_start_byte == 32'h214;
+            bus_wr_sel_q[21] <= bus_wr_start_byte == 32'h218;
+            for (bus_wr_k = 0; bus_wr_k < 4; bus_wr_k = bus_wr_k + 1) begin
+                bus_wr_sel_q[22 + bus_wr_k * 1 + 0] <= bus_wr_start_byte == 32'h050 + bus_wr_k * 32'h4 + 32'h0;
+            end
+            for (bus_wr_k = 0; bus_wr_k < 4; bus_wr_k = bus_wr_k + 1) begin
+                bus_wr_sel_q[26 + bus_wr_k * 1 + 0] <= bus_wr_start_byte == 32'h060 + bus_wr_k * 32'h4 + 32'h0;
+            end
+            for (bus_wr_k = 0; bus_wr_k < 4; bus_wr_k = bus_wr_k + 1) begin
+                bus_wr_sel_q[30 + bus_wr_k * 16 + 0] <= bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h0;
+                bus_wr_sel_q[30 + bus_wr_k * 16 + 1] <= bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h4;
+                bus_wr_sel_q[30 + bus_wr_k * 16 + 2] <= bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h8;
+                bus_wr_sel_q[30 + bus_wr_k * 16 + 3] <= bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'hc;
+                bus_wr_sel_q[30 + bus_wr_k * 16 + 4] <= bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h10;
+                bus_wr_sel_q[30 + bus_wr_k * 16 + 5] <= bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h14;
+                bus_wr_sel_q[30 + bus_wr_k * 16 + 6] <= bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h18;
+                bus_wr_sel_q[30 + bus_wr_k * 16 + 7] <= bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h1c;
+                bus_wr_sel_q[30 + bus_wr_k * 16 + 8] <= bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h20;
+                bus_wr_sel_q[30 + bus_wr_k * 16 + 9] <= bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h24;
+                bus_wr_sel_q[30 + bus_wr_k * 16 + 10] <= bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h28;
+                bus_wr_sel_q[30 + bus_wr_k * 16 + 11] <= bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h2c;
+                bus_wr_sel_q[30 + bus_wr_k * 16 + 12] <= bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h30;
+                bus_wr_sel_q[30 + bus_wr_k * 16 + 13] <= bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h34;
+                bus_wr_sel_q[30 + bus_wr_k * 16 + 14] <= bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h38;
+                bus_wr_sel_q[30 + bus_wr_k * 16 + 15] <= bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h3c;
             end
         end
     end
@@ -1181,8 +1237,8 @@ module fp_ptrain_regs (
     end
 
     always @* begin
-        bus_wr_hit = 1'b0;
-        case (bus_wr_byte)
+        bus_wr_hit_d = 1'b0;
+        case (bus_wr_start_byte)
             32'h000, 32'h004, 32'h008, 32'h010,
             32'h014, 32'h020, 32'h024, 32'h028,
             32'h030, 32'h034, 32'h038, 32'h03c,
@@ -1196,49 +1252,49 @@ module fp_ptrain_regs (
             32'h210, 32'h214, 32'h218, 32'h220,
             32'h228, 32'h22c, 32'h230, 32'h234,
             32'h238, 32'h23c, 32'h240, 32'h248,
-            32'h24c: bus_wr_hit = 1'b1;
+            32'h24c: bus_wr_hit_d = 1'b1;
             default: ;
         endcase
         for (bus_wr_k = 0; bus_wr_k < 4; bus_wr_k = bus_wr_k + 1) begin
-            if (bus_wr_byte == 32'h050 + bus_wr_k * 32'h4 + 32'h0) bus_wr_hit = 1'b1;
+            if (bus_wr_start_byte == 32'h050 + bus_wr_k * 32'h4 + 32'h0) bus_wr_hit_d = 1'b1;
         end
         for (bus_wr_k = 0; bus_wr_k < 4; bus_wr_k = bus_wr_k + 1) begin
-            if (bus_wr_byte == 32'h060 + bus_wr_k * 32'h4 + 32'h0) bus_wr_hit = 1'b1;
+            if (bus_wr_start_byte == 32'h060 + bus_wr_k * 32'h4 + 32'h0) bus_wr_hit_d = 1'b1;
         end
         for (bus_wr_k = 0; bus_wr_k < 4; bus_wr_k = bus_wr_k + 1) begin
-            if (bus_wr_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h0) bus_wr_hit = 1'b1;
-            if (bus_wr_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h4) bus_wr_hit = 1'b1;
-            if (bus_wr_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h8) bus_wr_hit = 1'b1;
-            if (bus_wr_byte == 32'h400 + bus_wr_k * 32'h40 + 32'hc) bus_wr_hit = 1'b1;
-            if (bus_wr_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h10) bus_wr_hit = 1'b1;
-            if (bus_wr_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h14) bus_wr_hit = 1'b1;
-            if (bus_wr_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h18) bus_wr_hit = 1'b1;
-            if (bus_wr_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h1c) bus_wr_hit = 1'b1;
-            if (bus_wr_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h20) bus_wr_hit = 1'b1;
-            if (bus_wr_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h24) bus_wr_hit = 1'b1;
-            if (bus_wr_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h28) bus_wr_hit = 1'b1;
-            if (bus_wr_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h2c) bus_wr_hit = 1'b1;
-            if (bus_wr_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h30) bus_wr_hit = 1'b1;
-            if (bus_wr_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h34) bus_wr_hit = 1'b1;
-            if (bus_wr_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h38) bus_wr_hit = 1'b1;
-            if (bus_wr_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h3c) bus_wr_hit = 1'b1;
+            if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h0) bus_wr_hit_d = 1'b1;
+            if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h4) bus_wr_hit_d = 1'b1;
+            if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h8) bus_wr_hit_d = 1'b1;
+            if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'hc) bus_wr_hit_d = 1'b1;
+            if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h10) bus_wr_hit_d = 1'b1;
+            if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h14) bus_wr_hit_d = 1'b1;
+            if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h18) bus_wr_hit_d = 1'b1;
+            if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h1c) bus_wr_hit_d = 1'b1;
+            if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h20) bus_wr_hit_d = 1'b1;
+            if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h24) bus_wr_hit_d = 1'b1;
+            if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h28) bus_wr_hit_d = 1'b1;
+            if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h2c) bus_wr_hit_d = 1'b1;
+            if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h30) bus_wr_hit_d = 1'b1;
+            if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h34) bus_wr_hit_d = 1'b1;
+            if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h38) bus_wr_hit_d = 1'b1;
+            if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h3c) bus_wr_hit_d = 1'b1;
         end
         for (bus_wr_k = 0; bus_wr_k < 4; bus_wr_k = bus_wr_k + 1) begin
-            if (bus_wr_byte == 32'h800 + bus_wr_k * 32'h40 + 32'h0) bus_wr_hit = 1'b1;
-            if (bus_wr_byte == 32'h800 + bus_wr_k * 32'h40 + 32'h4) bus_wr_hit = 1'b1;
-            if (bus_wr_byte == 32'h800 + bus_wr_k * 32'h40 + 32'h8) bus_wr_hit = 1'b1;
-            if (bus_wr_byte == 32'h800 + bus_wr_k * 32'h40 + 32'hc) bus_wr_hit = 1'b1;
-            if (bus_wr_byte == 32'h800 + bus_wr_k * 32'h40 + 32'h10) bus_wr_hit = 1'b1;
-            if (bus_wr_byte == 32'h800 + bus_wr_k * 32'h40 + 32'h14) bus_wr_hit = 1'b1;
-            if (bus_wr_byte == 32'h800 + bus_wr_k * 32'h40 + 32'h18) bus_wr_hit = 1'b1;
-            if (bus_wr_byte == 32'h800 + bus_wr_k * 32'h40 + 32'h1c) bus_wr_hit = 1'b1;
-            if (bus_wr_byte == 32'h800 + bus_wr_k * 32'h40 + 32'h20) bus_wr_hit = 1'b1;
-            if (bus_wr_byte == 32'h800 + bus_wr_k * 32'h40 + 32'h24) bus_wr_hit = 1'b1;
+            if (bus_wr_start_byte == 32'h800 + bus_wr_k * 32'h40 + 32'h0) bus_wr_hit_d = 1'b1;
+            if (bus_wr_start_byte == 32'h800 + bus_wr_k * 32'h40 + 32'h4) bus_wr_hit_d = 1'b1;
+            if (bus_wr_start_byte == 32'h800 + bus_wr_k * 32'h40 + 32'h8) bus_wr_hit_d = 1'b1;
+            if (bus_wr_start_byte == 32'h800 + bus_wr_k * 32'h40 + 32'hc) bus_wr_hit_d = 1'b1;
+            if (bus_wr_start_byte == 32'h800 + bus_wr_k * 32'h40 + 32'h10) bus_wr_hit_d = 1'b1;
+            if (bus_wr_start_byte == 32'h800 + bus_wr_k * 32'h40 + 32'h14) bus_wr_hit_d = 1'b1;
+            if (bus_wr_start_byte == 32'h800 + bus_wr_k * 32'h40 + 32'h18) bus_wr_hit_d = 1'b1;
+            if (bus_wr_start_byte == 32'h800 + bus_wr_k * 32'h40 + 32'h1c) bus_wr_hit_d = 1'b1;
+            if (bus_wr_start_byte == 32'h800 + bus_wr_k * 32'h40 + 32'h20) bus_wr_hit_d = 1'b1;
+            if (bus_wr_start_byte == 32'h800 + bus_wr_k * 32'h40 + 32'h24) bus_wr_hit_d = 1'b1;
         end
     end
 
     // Bus signals this map has no use for.
-    wire unused = &{1'b0, bus_rd_addr};
+    wire unused = &{1'b0, bus_wr_addr, bus_rd_addr};
 
 endmodule
 
