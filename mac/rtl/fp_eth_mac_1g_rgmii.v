@@ -1,5 +1,5 @@
 // fp_eth_mac_1g_rgmii: fp_eth_mac_1g behind RGMII pins (1000 / 100 / 10 Mb/s), DDR I/O through
-// fp_iddr/fp_oddr (generic models, or the vendor primitives with VENDOR = "XILINX").
+// fp_gmii_rgmii (fp_iddr/fp_oddr: generic models, or the vendor primitives with VENDOR = "XILINX").
 //
 // RX: the PHY's rgmii_rx_clk (125 / 25 / 2.5 MHz) clocks the fp_iddr and the whole RX MAC, which
 // runs in the rx_clk domain (rx_clk = rgmii_rx_clk, rx_rst = gtx_rst synchronized to it; clock
@@ -101,17 +101,23 @@ module fp_eth_mac_1g_rgmii #(
     output wire [63:0] stat_tx_paused_cycles
 );
 
-    wire mii     = speed != 2'b10;
-    wire speed10 = speed[1] == speed[0];  // 2'b00 (and the unused 2'b11)
-
-    // ---- RX ------------------------------------------------------------------------------------
+    // ---- RX reset ------------------------------------------------------------------------------
     assign rx_clk = rgmii_rx_clk;
 
     fp_sync_reset #(.STAGES(2)) u_rx_rst (.clk(rgmii_rx_clk), .rst_in(gtx_rst), .rst_out(rx_rst));
 
-    wire [4:0] rx_q1, rx_q2;  // {ctl, data}: rising-edge and falling-edge samples
-    fp_iddr #(.VENDOR(VENDOR), .WIDTH(5)) u_iddr (
-        .clk(rgmii_rx_clk), .d({rgmii_rx_ctl, rgmii_rxd}), .q1(rx_q1), .q2(rx_q2)
+    // ---- the DDR pins (fp_gmii_rgmii) ------------------------------------------------------------
+    wire [7:0] gmii_rxd, gmii_txd;
+    wire       gmii_rx_dv, gmii_rx_er, gmii_tx_en, gmii_tx_er;
+    wire       mii, tx_clk_en;
+
+    fp_gmii_rgmii #(.VENDOR(VENDOR)) u_pins (
+        .gtx_clk(gtx_clk), .gtx_clk90(gtx_clk90), .gtx_rst(gtx_rst), .speed(speed),
+        .mii_select(mii), .tx_clk_en(tx_clk_en),
+        .rgmii_rx_clk(rgmii_rx_clk), .rgmii_rxd(rgmii_rxd), .rgmii_rx_ctl(rgmii_rx_ctl),
+        .rgmii_tx_clk(rgmii_tx_clk), .rgmii_txd(rgmii_txd), .rgmii_tx_ctl(rgmii_tx_ctl),
+        .gmii_rxd(gmii_rxd), .gmii_rx_dv(gmii_rx_dv), .gmii_rx_er(gmii_rx_er),
+        .gmii_txd(gmii_txd), .gmii_tx_en(gmii_tx_en), .gmii_tx_er(gmii_tx_er)
     );
 
     // The fp_iddr delivers a byte one cycle after the rising edge that sampled its low nibble,
@@ -122,51 +128,8 @@ module fp_eth_mac_1g_rgmii #(
         rx_ts_q <= rx_ts_now;
     end
 
-    wire [7:0] gmii_rxd   = mii ? {4'h0, rx_q1[3:0]} : {rx_q2[3:0], rx_q1[3:0]};
-    wire       gmii_rx_dv = rx_q1[4];
-    wire       gmii_rx_er = rx_q1[4] ^ rx_q2[4];
-
-    // ---- TX clock enable and forwarded clock pattern (gtx_clk) ---------------------------------
-    reg  [5:0] div_q;      // 0 .. P-1; 0 in the cycle after the clk_en edge
-    reg        txc_d1_q, txc_d2_q;
-    wire [5:0] div_last   = speed10 ? 6'd49 : 6'd4;
-    wire [5:0] div_next   = (div_q == div_last) ? 6'd0 : div_q + 6'd1;
-    wire       tx_clk_en  = !mii || div_q == div_last;
-
-    always @(posedge gtx_clk) begin
-        div_q <= div_next;
-        // The pattern is re-registered on gtx_clk90 (+1 cycle) before its fp_oddr, so it is set one
-        // cycle ahead: cycle m after the clk_en edge shows the value set at m - 1.
-        if (!mii) begin
-            txc_d1_q <= 1'b1;
-            txc_d2_q <= 1'b0;
-        end else if (speed10) begin
-            // high for cycles 13..37 after the clk_en edge: rising 13.25, falling 38.25 cycles in
-            txc_d1_q <= div_next >= 6'd12 && div_next <= 6'd36;
-            txc_d2_q <= div_next >= 6'd12 && div_next <= 6'd36;
-        end else begin
-            // cycles 0..4 show (1,0) (0,0) (0,0) (1,1) (1,1): rising 3.25, falling 5.75 cycles in
-            txc_d1_q <= div_next >= 6'd2;
-            txc_d2_q <= div_next == 6'd2 || div_next == 6'd3;
-        end
-        if (gtx_rst) begin
-            div_q    <= 6'd0;
-            txc_d1_q <= 1'b0;
-            txc_d2_q <= 1'b0;
-        end
-    end
-
-    // into the gtx_clk90 domain (a 1/4-cycle path from gtx_clk, as for any forwarded clock)
-    reg txc90_d1_q, txc90_d2_q;
-    always @(posedge gtx_clk90) begin
-        txc90_d1_q <= txc_d1_q;
-        txc90_d2_q <= txc_d2_q;
-    end
-
     // ---- the MAC -------------------------------------------------------------------------------
-    wire [7:0] gmii_txd;
-    wire       gmii_tx_en, gmii_tx_er;
-
+    // The fp_gmii_rgmii's fp_iddr output register is the MAC's input register (RX_INPUT_REG = 0).
     fp_eth_mac_1g #(.RX_INPUT_REG(0)) u_mac (
         .rx_clk(rgmii_rx_clk), .rx_rst(rx_rst), .rx_clk_en(1'b1),
         .tx_clk(gtx_clk), .tx_rst(gtx_rst), .tx_clk_en(tx_clk_en), .mii_select(mii),
@@ -189,18 +152,6 @@ module fp_eth_mac_1g_rgmii #(
         .stat_tx_frames(stat_tx_frames), .stat_tx_bytes(stat_tx_bytes),
         .stat_tx_stomped(stat_tx_stomped), .stat_tx_underrun(stat_tx_underrun),
         .stat_tx_ts_bad_offset(stat_tx_ts_bad_offset), .stat_tx_paused_cycles(stat_tx_paused_cycles)
-    );
-
-    // ---- TX pins -------------------------------------------------------------------------------
-    wire [4:0] tx_d1 = {gmii_tx_en, gmii_txd[3:0]};
-    wire [4:0] tx_d2 = {gmii_tx_en ^ gmii_tx_er, mii ? gmii_txd[3:0] : gmii_txd[7:4]};
-
-    fp_oddr #(.VENDOR(VENDOR), .WIDTH(5)) u_oddr_data (
-        .clk(gtx_clk), .d1(tx_d1), .d2(tx_d2), .q({rgmii_tx_ctl, rgmii_txd})
-    );
-
-    fp_oddr #(.VENDOR(VENDOR), .WIDTH(1)) u_oddr_clk (
-        .clk(gtx_clk90), .d1(txc90_d1_q), .d2(txc90_d2_q), .q(rgmii_tx_clk)
     );
 
 endmodule

@@ -31,8 +31,23 @@
 //   with a stomped FCS (cut-through) and counted; oversize frames are cut and stomped; frames
 //   no output can take are dropped and counted by reason (drops_count) and by port (rx_drops,
 //   tx_drops). Nothing leaks: the free list refills when traffic stops (buf_status.free).
+// TX timestamps (registers ts[p]): port p's TXF asks its MAC to stamp the frames ts_cfg selects
+//   (every frame, or one EtherType after an optional 802.1Q tag), decided from the frame's first
+//   segment before its first byte leaves (no cycle added); the MAC writes the time its SFD
+//   appears at the node's TX pins at ts_cfg.offset and recomputes the FCS. ts_stamped and
+//   ts_bad_offset count per port (port_clk events crossed as toggles into clk: a count changes at
+//   the 4th clk edge after the event's port_clk edge, the 5th if a synchronizer flop goes
+//   metastable). Mode 1 (the packet-train tester stamp) needs TX_TESTER_STAMP = 1 (each MAC then keeps
+//   its fp_ts_tod, about 1,400 LUTs); with 0 it acts as mode 0.
+// DDR_PINS = 1: the GMII pins connect to RGMII DDR registers (fp_gmii_rgmii, as in fp_node_rgmii):
+//   each received byte comes from an fp_iddr, which presents it one cycle after the rising edge
+//   that sampled its low nibble, so the RX MAC takes the pins without its input register and the
+//   SFD stamp is taken one cycle earlier (the crossing's lag 3 instead of 4); transmitted bytes
+//   reach the RGMII pins one port_clk cycle after the GMII pins, so the TX MACs' time runs one
+//   cycle ahead (a register: now + 16 ns). Both stamps stay the times at the (RGMII) pins.
 // Parameters: PORTS 2..16; SEG_BYTES 32 or 64; SEGMENTS >= 64; MAX_BYTES 64..2000 (without FCS);
-//   QUEUE_DEPTH a power of two >= 4; VLANS 1..16; BUCKETS / WAYS powers of two.
+//   QUEUE_DEPTH a power of two >= 4; VLANS 1..16; BUCKETS / WAYS powers of two; TX_TESTER_STAMP
+//   0 or 1; DDR_PINS 0 or 1.
 `default_nettype none
 `include "fp_noc_header.vh"
 `include "fp_rxf_tuser.vh"
@@ -45,7 +60,9 @@ module fp_node #(
     parameter QUEUE_DEPTH = 256,
     parameter VLANS       = 16,
     parameter BUCKETS     = 128,
-    parameter WAYS        = 8
+    parameter WAYS        = 8,
+    parameter TX_TESTER_STAMP = 0,
+    parameter DDR_PINS    = 0
 ) (
     input  wire                   clk,
     input  wire                   rst,
@@ -142,6 +159,12 @@ module fp_node #(
         if (TX_NEED > 128) begin : g_bad_txf
             PARAMETER_ERROR_MAX_BYTES_too_large_for_the_TX_FIFO u_error();
         end
+        if (TX_TESTER_STAMP != 0 && TX_TESTER_STAMP != 1) begin : g_bad_tester
+            PARAMETER_ERROR_TX_TESTER_STAMP_must_be_0_or_1 u_error();
+        end
+        if (DDR_PINS != 0 && DDR_PINS != 1) begin : g_bad_ddr
+            PARAMETER_ERROR_DDR_PINS_must_be_0_or_1 u_error();
+        end
     endgenerate
 
     // ---- registers -------------------------------------------------------------------------
@@ -165,6 +188,8 @@ module fp_node #(
     wire [15:0]   r_port_enable, r_port_trunk;
     wire [47:0]   r_port_pcp;
     wire [191:0]  r_port_pvid;
+    wire [15:0]   r_ts_enable, r_ts_mode, r_ts_by_type;
+    wire [255:0]  r_ts_offset, r_ts_ethertype;
     /* verilator lint_on UNUSEDSIGNAL */
 
     reg  [63:0]   cycles;
@@ -176,6 +201,7 @@ module fp_node #(
     reg  [64*16-1:0] drops_count;
     reg  [64*16-1:0] port_rx_frames, port_rx_bytes, port_tx_frames, port_tx_bytes;
     reg  [64*16-1:0] port_rx_drops, port_tx_drops;
+    wire [64*16-1:0] ts_stamped, ts_bad_offset;
 
     /* verilator lint_off PINCONNECTEMPTY */
     fp_node_regs u_regs (
@@ -211,7 +237,10 @@ module fp_node #(
         .port_cfg_pvid(r_port_pvid),
         .port_rx_frames(port_rx_frames), .port_rx_bytes(port_rx_bytes),
         .port_tx_frames(port_tx_frames), .port_tx_bytes(port_tx_bytes),
-        .port_rx_drops(port_rx_drops), .port_tx_drops(port_tx_drops)
+        .port_rx_drops(port_rx_drops), .port_tx_drops(port_tx_drops),
+        .ts_cfg_enable(r_ts_enable), .ts_cfg_mode(r_ts_mode), .ts_cfg_by_type(r_ts_by_type),
+        .ts_cfg_offset(r_ts_offset), .ts_match_ethertype(r_ts_ethertype),
+        .ts_stamped(ts_stamped), .ts_bad_offset(ts_bad_offset)
     );
     /* verilator lint_on PINCONNECTEMPTY */
 
@@ -253,8 +282,27 @@ module fp_node #(
     // never set or adjusted here), as fp_sync_gray requires. An RX domain rebuilds the SFD stamp's
     // bits [39:16] (ns modulo 2^24, all fp_node_rxf keeps) from it, plus RX_TIME_LAG units: the
     // crossing's latency when the RX clock is port_clk (1 + 2 + 1 edges, fp_sync_gray).
-    localparam [20:0] RX_TIME_LAG = 21'd4;
+    // With DDR_PINS the fp_iddr in front of the pins delays every RX byte by one cycle more than
+    // the MAC's input register would: the stamp is taken one unit earlier (3).
+    localparam [20:0] RX_TIME_LAG = (DDR_PINS != 0) ? 21'd3 : 21'd4;
+    localparam        RX_IN_REG   = (DDR_PINS != 0) ? 0 : 1;
     wire [20:0] now_8ns = now[39:19];
+
+    // The TX MACs' time: `now`, or with DDR_PINS one cycle ahead (the fp_oddr puts the SFD on the
+    // pins one cycle after the MAC launched it): after edge k it reads now(k - 1) + 16 ns = the
+    // time of edge k + 1.
+    wire [63:0] tx_now;
+    generate
+        if (DDR_PINS != 0) begin : g_tx_now_ddr
+            reg [63:0] tx_now_q;
+            always @(posedge port_clk) begin
+                tx_now_q <= now + 64'h0000_0000_0010_0000;
+            end
+            assign tx_now = tx_now_q;
+        end else begin : g_tx_now
+            assign tx_now = now;
+        end
+    endgenerate
 
     // ---- receive side ----------------------------------------------------------------------
     // Segment streams after HC: index p < PORTS for ports, PORTS + d for host d.
@@ -268,6 +316,7 @@ module fp_node #(
     // TX-side byte streams into the MACs (port_clk)
     wire [PORTS*8-1:0] tx_tdata;
     wire [PORTS-1:0]   tx_tvalid, tx_tready, tx_tlast, tx_tuser;
+    wire [PORTS-1:0]   tx_ts_insert;        // the TXF's stamp request, on a frame's first beat
 
     genvar gp;
     generate
@@ -305,28 +354,66 @@ module fp_node #(
                 );
                 wire [20:0] rx_8ns_now = rx_8ns + RX_TIME_LAG;
                 wire [63:0] rx_now = {24'd0, rx_8ns_now, 19'd0};
-                fp_eth_mac_1g #(.RX_INPUT_REG(1)) u_mac (
+                /* verilator lint_off UNUSEDSIGNAL */
+                wire [31:0] mac_ts_bad;     // only its low bit: a toggle per bad offset
+                /* verilator lint_on UNUSEDSIGNAL */
+                fp_eth_mac_1g #(.RX_INPUT_REG(RX_IN_REG)) u_mac (
                     .rx_clk(rx_clk), .rx_rst(rx_rst), .rx_clk_en(1'b1),
                     .tx_clk(port_clk), .tx_rst(mac_tx_rst), .tx_clk_en(1'b1), .mii_select(1'b0),
                     .gmii_rxd(gmii_rxd[gp*8 +: 8]), .gmii_rx_dv(gmii_rx_dv[gp]),
                     .gmii_rx_er(gmii_rx_er[gp]),
                     .gmii_txd(gmii_txd[gp*8 +: 8]), .gmii_tx_en(gmii_tx_en[gp]),
                     .gmii_tx_er(gmii_tx_er[gp]),
-                    .rx_ts_now(rx_now), .tx_ts_now(now),
+                    .rx_ts_now(rx_now), .tx_ts_now(tx_now),
                     .m_axis_tdata(mac_tdata), .m_axis_tkeep(mac_tkeep), .m_axis_tvalid(mac_tvalid),
                     .m_axis_tlast(mac_tlast), .m_axis_tuser(mac_tuser), .m_axis_ts(mac_ts),
                     .s_axis_tdata(tx_tdata[gp*8 +: 8]), .s_axis_tkeep(1'b1),
                     .s_axis_tvalid(tx_tvalid[gp]), .s_axis_tready(tx_tready[gp]),
                     .s_axis_tlast(tx_tlast[gp]), .s_axis_tuser(tx_tuser[gp]),
-                    .s_axis_ts_insert(1'b0), .s_axis_ts_mode(1'b0), .s_axis_ts_offset(16'd0),
+                    .s_axis_ts_insert(tx_ts_insert[gp]),
+                    .s_axis_ts_mode(r_ts_mode[gp] && TX_TESTER_STAMP != 0),
+                    .s_axis_ts_offset(r_ts_offset[gp*16 +: 16]),
                     .tx_ts(), .tx_ts_valid(), .rx_pause_valid(), .rx_pause_quanta(),
                     .cfg_rx_max_len(RX_MAX_LEN), .cfg_tx_ifg(8'd12),
                     .stat_rx_good(), .stat_rx_bad(), .stat_rx_bad_fcs(), .stat_rx_runt(),
                     .stat_rx_oversize(), .stat_rx_phy_err(), .stat_rx_bad_preamble(),
                     .stat_rx_pause(), .stat_rx_bytes(), .stat_tx_frames(), .stat_tx_bytes(),
-                    .stat_tx_stomped(), .stat_tx_underrun(), .stat_tx_ts_bad_offset(),
+                    .stat_tx_stomped(), .stat_tx_underrun(), .stat_tx_ts_bad_offset(mac_ts_bad),
                     .stat_tx_paused_cycles()
                 );
+                // TX timestamp counters: a stamped frame's first beat taken by the MAC flips
+                // stamp_tgl_q, a bad offset flips the MAC counter's low bit; both cross into clk
+                // as levels (frames are >= 84 byte times apart, far longer than the crossing)
+                // and every change counts, registered before the 64-bit adders.
+                reg         stamp_tgl_q;
+                always @(posedge port_clk) begin
+                    if (mac_tx_rst) begin
+                        stamp_tgl_q <= 1'b0;
+                    end else if (tx_tvalid[gp] && tx_tready[gp] && tx_ts_insert[gp]) begin
+                        stamp_tgl_q <= !stamp_tgl_q;
+                    end
+                end
+                wire [1:0]  ts_lvl;
+                reg  [1:0]  ts_lvl_q, ts_inc_q;
+                reg  [63:0] stamped_q, bad_offset_q;
+                fp_sync_level #(.WIDTH(2), .STAGES(2)) u_ts_sync (
+                    .clk(clk), .rst(rst), .in({mac_ts_bad[0], stamp_tgl_q}), .out(ts_lvl)
+                );
+                always @(posedge clk) begin
+                    if (rst) begin
+                        ts_lvl_q     <= 2'd0;
+                        ts_inc_q     <= 2'd0;
+                        stamped_q    <= 64'd0;
+                        bad_offset_q <= 64'd0;
+                    end else begin
+                        ts_lvl_q     <= ts_lvl;
+                        ts_inc_q     <= ts_lvl ^ ts_lvl_q;
+                        stamped_q    <= stamped_q + {63'd0, ts_inc_q[0]};
+                        bad_offset_q <= bad_offset_q + {63'd0, ts_inc_q[1]};
+                    end
+                end
+                assign ts_stamped[gp*64 +: 64]    = stamped_q;
+                assign ts_bad_offset[gp*64 +: 64] = bad_offset_q;
                 fp_node_rxf #(.IN_BYTES(1), .SEG_BYTES(SEG_BYTES), .FIFO_SEGS(8), .MAX_BYTES(MAX_BYTES),
                            .ASYNC(1), .BACKPRESSURE(0)) u_rxf (
                     .in_clk(rx_clk), .in_rst(rx_rst), .clk(clk), .rst(rxf_rst),
@@ -363,6 +450,13 @@ module fp_node #(
                 .m_axis_tlast(hc_tlast[gp]), .m_axis_tuser(hc_tuser[gp*HW +: HW]),
                 .ev_frame(ev_rx_frame[gp]), .ev_bytes(ev_rx_bytes[gp*16 +: 16])
             );
+        end
+    endgenerate
+
+    generate
+        if (PORTS < 16) begin : g_ts_unused
+            assign ts_stamped[64*16-1:64*PORTS]    = {(64*(16-PORTS)){1'b0}};
+            assign ts_bad_offset[64*16-1:64*PORTS] = {(64*(16-PORTS)){1'b0}};
         end
     endgenerate
 
@@ -570,11 +664,14 @@ module fp_node #(
                         .s_axis_tlast(ht_tlast[go]), .s_axis_tuser(ht_tuser[go*`FP_TXU_W +: `FP_TXU_W]),
                         .out_room(out_room[O]), .cfg_store_forward(r_store_forward[O]),
                         .cfg_release_ns(r_release_ns[23:0]),
+                        .cfg_ts_enable(r_ts_enable[O]), .cfg_ts_by_type(r_ts_by_type[O]),
+                        .cfg_ts_ethertype(r_ts_ethertype[O*16 +: 16]),
                         .ev_frame(), .ev_underrun(ev_tx_underrun[O]),
                         .out_clk(port_clk), .out_rst(port_rst), .now_ns(now[39:16]),
                         .m_axis_tdata(tx_tdata[O*8 +: 8]), .m_axis_tkeep(),
                         .m_axis_tvalid(tx_tvalid[O]), .m_axis_tready(tx_tready[O]),
-                        .m_axis_tlast(tx_tlast[O]), .m_axis_tuser(tx_tuser[O])
+                        .m_axis_tlast(tx_tlast[O]), .m_axis_tuser(tx_tuser[O]),
+                        .m_axis_ts_insert(tx_ts_insert[O])
                     );
                 end else begin : g_host
                     fp_node_txf #(.SEG_BYTES(SEG_BYTES), .OUT_BYTES(8), .ASYNC(0), .FIFO_SEGS(TX_SEGS),
@@ -585,11 +682,13 @@ module fp_node #(
                         .s_axis_tlast(ht_tlast[go]), .s_axis_tuser(ht_tuser[go*`FP_TXU_W +: `FP_TXU_W]),
                         .out_room(out_room[O]), .cfg_store_forward(1'b1),
                         .cfg_release_ns(24'd0),
+                        .cfg_ts_enable(1'b0), .cfg_ts_by_type(1'b0), .cfg_ts_ethertype(16'd0),
                         .ev_frame(), .ev_underrun(ev_tx_underrun[O]),
                         .out_clk(clk), .out_rst(rst), .now_ns(24'd0),
                         .m_axis_tdata(m_host_axis_tdata[gd*64 +: 64]), .m_axis_tkeep(m_host_axis_tkeep[gd*8 +: 8]),
                         .m_axis_tvalid(m_host_axis_tvalid[gd]), .m_axis_tready(m_host_axis_tready[gd]),
-                        .m_axis_tlast(m_host_axis_tlast[gd]), .m_axis_tuser(m_host_axis_tuser[gd])
+                        .m_axis_tlast(m_host_axis_tlast[gd]), .m_axis_tuser(m_host_axis_tuser[gd]),
+                        .m_axis_ts_insert()
                     );
                 end
                 /* verilator lint_on PINCONNECTEMPTY */

@@ -3,12 +3,13 @@
 //
 // fp_node: port enables and VLAN settings, cut-through / store-and-forward per port, the cut-
 // through release time, MAC table ageing and host access, slow-path options, buffer protection,
-// per-port counters, drops by reason, buffer occupancy and its high-water mark.
+// per-port counters, drops by reason, buffer occupancy and its high-water mark, TX timestamp
+// injection per port.
 //
 // The bus protocol is the shared slave lib/rtl/fp_axil_slave.v (instance bus_axil); this module
 // adds what the description decides: the address decode, the registers and a port per field.
 // A read's address is decoded into a select bit per word when the read starts (stage 0),
-// and the words are ORed into 22 groups of up to 16 words when it is served (stage 1).
+// and the words are ORed into 30 groups of up to 16 words when it is served (stage 1).
 //
 // Registers (byte offset, access, width, name; 4096 bytes, node/docs/regs/node.md):
 //   0x000                    ro const 32  id
@@ -44,6 +45,10 @@
 //   0x420 + i*0x40 (i < 16)  ro       64  port_tx_bytes
 //   0x428 + i*0x40 (i < 16)  ro       64  port_rx_drops
 //   0x430 + i*0x40 (i < 16)  ro       64  port_tx_drops
+//   0x800 + i*0x20 (i < 16)  rw       32  ts_cfg
+//   0x804 + i*0x20 (i < 16)  rw       32  ts_match
+//   0x808 + i*0x20 (i < 16)  ro       64  ts_stamped
+//   0x810 + i*0x20 (i < 16)  ro       64  ts_bad_offset
 //
 // Latency:    read 3 cycles: rvalid (with the data sampled in the cycle after the AR
 //             handshake) rises 3 cycles after the AR handshake when no earlier response
@@ -135,7 +140,14 @@ module fp_node_regs (
     input  wire [1023:0] port_tx_frames,
     input  wire [1023:0] port_tx_bytes,
     input  wire [1023:0] port_rx_drops,
-    input  wire [1023:0] port_tx_drops
+    input  wire [1023:0] port_tx_drops,
+    output wire [15:0]   ts_cfg_enable,
+    output wire [15:0]   ts_cfg_mode,
+    output wire [15:0]   ts_cfg_by_type,
+    output wire [255:0]  ts_cfg_offset,
+    output wire [255:0]  ts_match_ethertype,
+    input  wire [1023:0] ts_stamped,
+    input  wire [1023:0] ts_bad_offset
 );
 
     // ---- Bus: fp_axil_slave takes AW/W/AR into holding registers and answers B and R. A write
@@ -152,14 +164,14 @@ module fp_node_regs (
     wire [31:0]      bus_wr_data;
     wire [3:0]       bus_wr_strb;
     reg              bus_wr_hit, bus_wr_hit_d;
-    reg  [703:0]     bus_rd_grp;
-    reg  [21:0]      bus_rd_ghit;
+    reg  [959:0]     bus_rd_grp;
+    reg  [29:0]      bus_rd_ghit;
     wire [31:0]      bus_wr_start_byte = {20'd0, bus_wr_start_addr, 2'b00};
     wire [31:0]      bus_rd_start_byte = {20'd0, bus_rd_start_addr, 2'b00};
 
     fp_axil_slave #(
         .ADDR_WIDTH(12),
-        .READ_GROUPS(22)
+        .READ_GROUPS(30)
     ) bus_axil (
         .clk               (clk),
         .rst               (rst),
@@ -237,6 +249,13 @@ module fp_node_regs (
     reg  [511:0]     port_tx_bytes_hi_q;
     reg  [511:0]     port_rx_drops_hi_q;
     reg  [511:0]     port_tx_drops_hi_q;
+    reg  [15:0]      ts_cfg_enable_q;
+    reg  [15:0]      ts_cfg_mode_q;
+    reg  [15:0]      ts_cfg_by_type_q;
+    reg  [255:0]     ts_cfg_offset_q;
+    reg  [255:0]     ts_match_ethertype_q;
+    reg  [511:0]     ts_stamped_hi_q;
+    reg  [511:0]     ts_bad_offset_hi_q;
 
     assign scratch = scratch_q;
     assign ctrl_learn = ctrl_learn_q;
@@ -269,6 +288,11 @@ module fp_node_regs (
     assign port_cfg_trunk = port_cfg_trunk_q;
     assign port_cfg_pcp = port_cfg_pcp_q;
     assign port_cfg_pvid = port_cfg_pvid_q;
+    assign ts_cfg_enable = ts_cfg_enable_q;
+    assign ts_cfg_mode = ts_cfg_mode_q;
+    assign ts_cfg_by_type = ts_cfg_by_type_q;
+    assign ts_cfg_offset = ts_cfg_offset_q;
+    assign ts_match_ethertype = ts_match_ethertype_q;
 
     // scratch (rw, 32-bit) at 0x8
     wire bus_wr_scratch = bus_wr_en && bus_wr_sel_q[0];
@@ -613,10 +637,63 @@ module fp_node_regs (
         end
     endgenerate
 
+    // ts: 16 entries at 0x800, stride 0x20; entry i at bits [i*W +: W] of each port
+    generate
+        for (i = 0; i < 16; i = i + 1) begin : g_ts
+            // ts_cfg (rw, 32-bit)
+            wire wr_ts_cfg = bus_wr_en && bus_wr_sel_q[61 + i * 2 + 0];
+            always @(posedge clk) begin
+                if (rst) begin
+                    ts_cfg_enable_q[i] <= 1'h0;
+                    ts_cfg_mode_q[i] <= 1'h0;
+                    ts_cfg_by_type_q[i] <= 1'h0;
+                    ts_cfg_offset_q[i*16 +: 16] <= 16'h0000;
+                end else begin
+                    if (wr_ts_cfg && bus_wr_strb[0]) ts_cfg_enable_q[i] <= bus_wr_data[0];
+                    if (wr_ts_cfg && bus_wr_strb[0]) ts_cfg_mode_q[i] <= bus_wr_data[1];
+                    if (wr_ts_cfg && bus_wr_strb[0]) ts_cfg_by_type_q[i] <= bus_wr_data[2];
+                    if (wr_ts_cfg && bus_wr_strb[2]) ts_cfg_offset_q[i*16 +: 8] <= bus_wr_data[23:16];
+                    if (wr_ts_cfg && bus_wr_strb[3]) ts_cfg_offset_q[i*16 + 8 +: 8] <= bus_wr_data[31:24];
+                end
+            end
+
+            // ts_match (rw, 32-bit)
+            wire wr_ts_match = bus_wr_en && bus_wr_sel_q[61 + i * 2 + 1];
+            always @(posedge clk) begin
+                if (rst) begin
+                    ts_match_ethertype_q[i*16 +: 16] <= 16'h88f7;
+                end else begin
+                    if (wr_ts_match && bus_wr_strb[0]) ts_match_ethertype_q[i*16 +: 8] <= bus_wr_data[7:0];
+                    if (wr_ts_match && bus_wr_strb[1]) ts_match_ethertype_q[i*16 + 8 +: 8] <= bus_wr_data[15:8];
+                end
+            end
+
+            // ts_stamped (ro, 64-bit)
+            // Reading the low word latches the high word: lo then hi is one 64-bit value.
+            always @(posedge clk) begin
+                if (rst) begin
+                    ts_stamped_hi_q[i*32 +: 32] <= 32'd0;
+                end else if (bus_rd_en && bus_rd_sel_q[298 + i * 6 + 2]) begin
+                    ts_stamped_hi_q[i*32 +: 32] <= ts_stamped[i*64 + 32 +: 32];
+                end
+            end
+
+            // ts_bad_offset (ro, 64-bit)
+            // Reading the low word latches the high word: lo then hi is one 64-bit value.
+            always @(posedge clk) begin
+                if (rst) begin
+                    ts_bad_offset_hi_q[i*32 +: 32] <= 32'd0;
+                end else if (bus_rd_en && bus_rd_sel_q[298 + i * 6 + 4]) begin
+                    ts_bad_offset_hi_q[i*32 +: 32] <= ts_bad_offset[i*64 + 32 +: 32];
+                end
+            end
+        end
+    endgenerate
+
     // ---- Access decode: one select bit per word, set when a read (write) of that word starts;
     // the addresses are distinct, so at most one bit is set. The write hit is registered too.
     integer bus_rd_k, bus_wr_k;
-    reg  [297:0]     bus_rd_sel_q;
+    reg  [393:0]     bus_rd_sel_q;
     always @(posedge clk) begin
         if (bus_rd_start) begin
             bus_rd_sel_q[0] <= bus_rd_start_byte == 32'h000;
@@ -668,9 +745,17 @@ module fp_node_regs (
                 bus_rd_sel_q[90 + bus_rd_k * 13 + 11] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30;
                 bus_rd_sel_q[90 + bus_rd_k * 13 + 12] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34;
             end
+            for (bus_rd_k = 0; bus_rd_k < 16; bus_rd_k = bus_rd_k + 1) begin
+                bus_rd_sel_q[298 + bus_rd_k * 6 + 0] <= bus_rd_start_byte == 32'h800 + bus_rd_k * 32'h20 + 32'h0;
+                bus_rd_sel_q[298 + bus_rd_k * 6 + 1] <= bus_rd_start_byte == 32'h800 + bus_rd_k * 32'h20 + 32'h4;
+                bus_rd_sel_q[298 + bus_rd_k * 6 + 2] <= bus_rd_start_byte == 32'h800 + bus_rd_k * 32'h20 + 32'h8;
+                bus_rd_sel_q[298 + bus_rd_k * 6 + 3] <= bus_rd_start_byte == 32'h800 + bus_rd_k * 32'h20 + 32'hc;
+                bus_rd_sel_q[298 + bus_rd_k * 6 + 4] <= bus_rd_start_byte == 32'h800 + bus_rd_k * 32'h20 + 32'h10;
+                bus_rd_sel_q[298 + bus_rd_k * 6 + 5] <= bus_rd_start_byte == 32'h800 + bus_rd_k * 32'h20 + 32'h14;
+            end
         end
     end
-    reg  [60:0]      bus_wr_sel_q;
+    reg  [92:0]      bus_wr_sel_q;
     always @(posedge clk) begin
         if (bus_wr_start) begin
             bus_wr_hit <= bus_wr_hit_d;
@@ -694,14 +779,18 @@ module fp_node_regs (
             for (bus_wr_k = 0; bus_wr_k < 16; bus_wr_k = bus_wr_k + 1) begin
                 bus_wr_sel_q[45 + bus_wr_k * 1 + 0] <= bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h0;
             end
+            for (bus_wr_k = 0; bus_wr_k < 16; bus_wr_k = bus_wr_k + 1) begin
+                bus_wr_sel_q[61 + bus_wr_k * 2 + 0] <= bus_wr_start_byte == 32'h800 + bus_wr_k * 32'h20 + 32'h0;
+                bus_wr_sel_q[61 + bus_wr_k * 2 + 1] <= bus_wr_start_byte == 32'h800 + bus_wr_k * 32'h20 + 32'h4;
+            end
         end
     end
 
     // ---- Read data (stage 1's inputs): per group, the OR of its words ANDed with their select
     // bits (a balanced tree of a few LUT levels, no comparator), and the group's hit bit
     always @* begin
-        bus_rd_grp  = 704'd0;
-        bus_rd_ghit = 22'd0;
+        bus_rd_grp  = 960'd0;
+        bus_rd_ghit = 30'd0;
         bus_rd_ghit[0] = |bus_rd_sel_q[15:0];
         bus_rd_grp[31:0] = bus_rd_grp[31:0] | ({32{bus_rd_sel_q[0]}} & {16'h4650, 16'h0004});
         bus_rd_grp[31:0] = bus_rd_grp[31:0] | ({32{bus_rd_sel_q[1]}} & {16'h0001, 16'h0000});
@@ -1006,6 +1095,78 @@ module fp_node_regs (
             bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 11]}} & port_tx_drops[bus_rd_k*64 +: 32]);
             bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 12]}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
         end
+        bus_rd_ghit[22] = |bus_rd_sel_q[309:298];
+        for (bus_rd_k = 0; bus_rd_k < 2; bus_rd_k = bus_rd_k + 1) begin
+            bus_rd_grp[735:704] = bus_rd_grp[735:704] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 0]}} & {ts_cfg_offset[bus_rd_k*16 +: 16], 13'd0, ts_cfg_by_type[bus_rd_k], ts_cfg_mode[bus_rd_k], ts_cfg_enable[bus_rd_k]});
+            bus_rd_grp[735:704] = bus_rd_grp[735:704] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 1]}} & {16'd0, ts_match_ethertype[bus_rd_k*16 +: 16]});
+            bus_rd_grp[735:704] = bus_rd_grp[735:704] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 2]}} & ts_stamped[bus_rd_k*64 +: 32]);
+            bus_rd_grp[735:704] = bus_rd_grp[735:704] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 3]}} & ts_stamped_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[735:704] = bus_rd_grp[735:704] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 4]}} & ts_bad_offset[bus_rd_k*64 +: 32]);
+            bus_rd_grp[735:704] = bus_rd_grp[735:704] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 5]}} & ts_bad_offset_hi_q[bus_rd_k*32 +: 32]);
+        end
+        bus_rd_ghit[23] = |bus_rd_sel_q[321:310];
+        for (bus_rd_k = 2; bus_rd_k < 4; bus_rd_k = bus_rd_k + 1) begin
+            bus_rd_grp[767:736] = bus_rd_grp[767:736] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 0]}} & {ts_cfg_offset[bus_rd_k*16 +: 16], 13'd0, ts_cfg_by_type[bus_rd_k], ts_cfg_mode[bus_rd_k], ts_cfg_enable[bus_rd_k]});
+            bus_rd_grp[767:736] = bus_rd_grp[767:736] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 1]}} & {16'd0, ts_match_ethertype[bus_rd_k*16 +: 16]});
+            bus_rd_grp[767:736] = bus_rd_grp[767:736] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 2]}} & ts_stamped[bus_rd_k*64 +: 32]);
+            bus_rd_grp[767:736] = bus_rd_grp[767:736] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 3]}} & ts_stamped_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[767:736] = bus_rd_grp[767:736] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 4]}} & ts_bad_offset[bus_rd_k*64 +: 32]);
+            bus_rd_grp[767:736] = bus_rd_grp[767:736] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 5]}} & ts_bad_offset_hi_q[bus_rd_k*32 +: 32]);
+        end
+        bus_rd_ghit[24] = |bus_rd_sel_q[333:322];
+        for (bus_rd_k = 4; bus_rd_k < 6; bus_rd_k = bus_rd_k + 1) begin
+            bus_rd_grp[799:768] = bus_rd_grp[799:768] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 0]}} & {ts_cfg_offset[bus_rd_k*16 +: 16], 13'd0, ts_cfg_by_type[bus_rd_k], ts_cfg_mode[bus_rd_k], ts_cfg_enable[bus_rd_k]});
+            bus_rd_grp[799:768] = bus_rd_grp[799:768] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 1]}} & {16'd0, ts_match_ethertype[bus_rd_k*16 +: 16]});
+            bus_rd_grp[799:768] = bus_rd_grp[799:768] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 2]}} & ts_stamped[bus_rd_k*64 +: 32]);
+            bus_rd_grp[799:768] = bus_rd_grp[799:768] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 3]}} & ts_stamped_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[799:768] = bus_rd_grp[799:768] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 4]}} & ts_bad_offset[bus_rd_k*64 +: 32]);
+            bus_rd_grp[799:768] = bus_rd_grp[799:768] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 5]}} & ts_bad_offset_hi_q[bus_rd_k*32 +: 32]);
+        end
+        bus_rd_ghit[25] = |bus_rd_sel_q[345:334];
+        for (bus_rd_k = 6; bus_rd_k < 8; bus_rd_k = bus_rd_k + 1) begin
+            bus_rd_grp[831:800] = bus_rd_grp[831:800] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 0]}} & {ts_cfg_offset[bus_rd_k*16 +: 16], 13'd0, ts_cfg_by_type[bus_rd_k], ts_cfg_mode[bus_rd_k], ts_cfg_enable[bus_rd_k]});
+            bus_rd_grp[831:800] = bus_rd_grp[831:800] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 1]}} & {16'd0, ts_match_ethertype[bus_rd_k*16 +: 16]});
+            bus_rd_grp[831:800] = bus_rd_grp[831:800] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 2]}} & ts_stamped[bus_rd_k*64 +: 32]);
+            bus_rd_grp[831:800] = bus_rd_grp[831:800] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 3]}} & ts_stamped_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[831:800] = bus_rd_grp[831:800] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 4]}} & ts_bad_offset[bus_rd_k*64 +: 32]);
+            bus_rd_grp[831:800] = bus_rd_grp[831:800] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 5]}} & ts_bad_offset_hi_q[bus_rd_k*32 +: 32]);
+        end
+        bus_rd_ghit[26] = |bus_rd_sel_q[357:346];
+        for (bus_rd_k = 8; bus_rd_k < 10; bus_rd_k = bus_rd_k + 1) begin
+            bus_rd_grp[863:832] = bus_rd_grp[863:832] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 0]}} & {ts_cfg_offset[bus_rd_k*16 +: 16], 13'd0, ts_cfg_by_type[bus_rd_k], ts_cfg_mode[bus_rd_k], ts_cfg_enable[bus_rd_k]});
+            bus_rd_grp[863:832] = bus_rd_grp[863:832] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 1]}} & {16'd0, ts_match_ethertype[bus_rd_k*16 +: 16]});
+            bus_rd_grp[863:832] = bus_rd_grp[863:832] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 2]}} & ts_stamped[bus_rd_k*64 +: 32]);
+            bus_rd_grp[863:832] = bus_rd_grp[863:832] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 3]}} & ts_stamped_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[863:832] = bus_rd_grp[863:832] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 4]}} & ts_bad_offset[bus_rd_k*64 +: 32]);
+            bus_rd_grp[863:832] = bus_rd_grp[863:832] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 5]}} & ts_bad_offset_hi_q[bus_rd_k*32 +: 32]);
+        end
+        bus_rd_ghit[27] = |bus_rd_sel_q[369:358];
+        for (bus_rd_k = 10; bus_rd_k < 12; bus_rd_k = bus_rd_k + 1) begin
+            bus_rd_grp[895:864] = bus_rd_grp[895:864] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 0]}} & {ts_cfg_offset[bus_rd_k*16 +: 16], 13'd0, ts_cfg_by_type[bus_rd_k], ts_cfg_mode[bus_rd_k], ts_cfg_enable[bus_rd_k]});
+            bus_rd_grp[895:864] = bus_rd_grp[895:864] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 1]}} & {16'd0, ts_match_ethertype[bus_rd_k*16 +: 16]});
+            bus_rd_grp[895:864] = bus_rd_grp[895:864] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 2]}} & ts_stamped[bus_rd_k*64 +: 32]);
+            bus_rd_grp[895:864] = bus_rd_grp[895:864] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 3]}} & ts_stamped_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[895:864] = bus_rd_grp[895:864] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 4]}} & ts_bad_offset[bus_rd_k*64 +: 32]);
+            bus_rd_grp[895:864] = bus_rd_grp[895:864] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 5]}} & ts_bad_offset_hi_q[bus_rd_k*32 +: 32]);
+        end
+        bus_rd_ghit[28] = |bus_rd_sel_q[381:370];
+        for (bus_rd_k = 12; bus_rd_k < 14; bus_rd_k = bus_rd_k + 1) begin
+            bus_rd_grp[927:896] = bus_rd_grp[927:896] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 0]}} & {ts_cfg_offset[bus_rd_k*16 +: 16], 13'd0, ts_cfg_by_type[bus_rd_k], ts_cfg_mode[bus_rd_k], ts_cfg_enable[bus_rd_k]});
+            bus_rd_grp[927:896] = bus_rd_grp[927:896] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 1]}} & {16'd0, ts_match_ethertype[bus_rd_k*16 +: 16]});
+            bus_rd_grp[927:896] = bus_rd_grp[927:896] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 2]}} & ts_stamped[bus_rd_k*64 +: 32]);
+            bus_rd_grp[927:896] = bus_rd_grp[927:896] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 3]}} & ts_stamped_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[927:896] = bus_rd_grp[927:896] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 4]}} & ts_bad_offset[bus_rd_k*64 +: 32]);
+            bus_rd_grp[927:896] = bus_rd_grp[927:896] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 5]}} & ts_bad_offset_hi_q[bus_rd_k*32 +: 32]);
+        end
+        bus_rd_ghit[29] = |bus_rd_sel_q[393:382];
+        for (bus_rd_k = 14; bus_rd_k < 16; bus_rd_k = bus_rd_k + 1) begin
+            bus_rd_grp[959:928] = bus_rd_grp[959:928] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 0]}} & {ts_cfg_offset[bus_rd_k*16 +: 16], 13'd0, ts_cfg_by_type[bus_rd_k], ts_cfg_mode[bus_rd_k], ts_cfg_enable[bus_rd_k]});
+            bus_rd_grp[959:928] = bus_rd_grp[959:928] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 1]}} & {16'd0, ts_match_ethertype[bus_rd_k*16 +: 16]});
+            bus_rd_grp[959:928] = bus_rd_grp[959:928] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 2]}} & ts_stamped[bus_rd_k*64 +: 32]);
+            bus_rd_grp[959:928] = bus_rd_grp[959:928] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 3]}} & ts_stamped_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[959:928] = bus_rd_grp[959:928] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 4]}} & ts_bad_offset[bus_rd_k*64 +: 32]);
+            bus_rd_grp[959:928] = bus_rd_grp[959:928] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 5]}} & ts_bad_offset_hi_q[bus_rd_k*32 +: 32]);
+        end
     end
 
     always @* begin
@@ -1042,6 +1203,14 @@ module fp_node_regs (
             if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h2c) bus_wr_hit_d = 1'b1;
             if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h30) bus_wr_hit_d = 1'b1;
             if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h34) bus_wr_hit_d = 1'b1;
+        end
+        for (bus_wr_k = 0; bus_wr_k < 16; bus_wr_k = bus_wr_k + 1) begin
+            if (bus_wr_start_byte == 32'h800 + bus_wr_k * 32'h20 + 32'h0) bus_wr_hit_d = 1'b1;
+            if (bus_wr_start_byte == 32'h800 + bus_wr_k * 32'h20 + 32'h4) bus_wr_hit_d = 1'b1;
+            if (bus_wr_start_byte == 32'h800 + bus_wr_k * 32'h20 + 32'h8) bus_wr_hit_d = 1'b1;
+            if (bus_wr_start_byte == 32'h800 + bus_wr_k * 32'h20 + 32'hc) bus_wr_hit_d = 1'b1;
+            if (bus_wr_start_byte == 32'h800 + bus_wr_k * 32'h20 + 32'h10) bus_wr_hit_d = 1'b1;
+            if (bus_wr_start_byte == 32'h800 + bus_wr_k * 32'h20 + 32'h14) bus_wr_hit_d = 1'b1;
         end
     end
 

@@ -42,6 +42,16 @@
 //   FCS); an underrun is reported and marked as above. bytes = 0 or > SEG_BYTES is the sender's
 //   error (fp_node_ht never produces it) and corrupts that frame's data. None of these stalls or
 //   locks up the output.
+// Timestamp request (TX timestamp injection by the port's MAC): m_axis_ts_insert is 1 on the
+//   first beat of a frame when cfg_ts_enable = 1 and, with cfg_ts_by_type = 1, the frame's
+//   EtherType is cfg_ts_ethertype: bytes 12-13 of the frame, or bytes 16-17 when bytes 12-13 are
+//   0x8100 (one 802.1Q tag). It is decided from the frame's first segment at the FIFO head when
+//   the frame starts, so the EtherType must lie in that segment (bytes >= 14, or >= 18 behind a
+//   tag; else the frame does not match): fp_node's first segments hold at least SEG_BYTES - 4
+//   bytes. 0 on every other beat; held with its beat (output and skid registers), as the MAC
+//   reads it from the first beat while it sends the preamble. cfg_ts_* are read in out_clk:
+//   change them only while idle. No latency is added: the decision is made in the cycle the
+//   frame starts (and kept for its first beat when OUT_BYTES > 1 merges a short first segment).
 // Events (clk): ev_frame pulses once per frame whose tlast beat was loaded into the output
 //   register, ev_underrun once per underrun frame. ASYNC = 1: carried by a pending counter and a
 //   fp_sync_pulse each (none is lost; they arrive 3 to 6 clk cycles late).
@@ -99,6 +109,9 @@ module fp_node_txf #(
     output reg                      out_room,
     input  wire                     cfg_store_forward,
     input  wire [23:0]              cfg_release_ns,
+    input  wire                     cfg_ts_enable,
+    input  wire                     cfg_ts_by_type,
+    input  wire [15:0]              cfg_ts_ethertype,
     output wire                     ev_frame,
     output wire                     ev_underrun,
 
@@ -113,7 +126,8 @@ module fp_node_txf #(
     output wire                     m_axis_tvalid,
     input  wire                     m_axis_tready,
     output wire                     m_axis_tlast,
-    output wire [0:0]               m_axis_tuser
+    output wire [0:0]               m_axis_tuser,
+    output wire                     m_axis_ts_insert
 );
 
     generate
@@ -287,9 +301,10 @@ module fp_node_txf #(
     reg           under_q;              // this frame already underran
     reg  [OW-1:0] m_data_q;
     reg  [OUT_BYTES-1:0] m_keep_q;
-    reg           m_valid_q, m_last_q, m_bad_q;
+    reg           m_valid_q, m_last_q, m_bad_q, m_ts_q;
+    reg           ts_pend_q;            // the started frame's request, its first beat not yet out
     // skid register: the beat m_axis did not take while the output register loads the next
-    reg           sk_valid_q, sk_last_q, sk_bad_q;
+    reg           sk_valid_q, sk_last_q, sk_bad_q, sk_ts_q;
     reg  [OW-1:0] sk_data_q;
     reg  [OUT_BYTES-1:0] sk_keep_q;
     reg           ev_frame_m_q, ev_under_m_q;
@@ -337,6 +352,17 @@ module fp_node_txf #(
 
     assign h_ready = (step && fits) || orphan;
 
+    // timestamp request of the frame starting: the EtherType at bytes 12-13, or 16-17 behind an
+    // 802.1Q tag, from the head segment (byte 12 is tdata[103:96], the first byte of the pair
+    // the most significant)
+    wire [15:0]   et_12    = {h_data[12*8 +: 8], h_data[13*8 +: 8]};
+    wire [15:0]   et_16    = {h_data[16*8 +: 8], h_data[17*8 +: 8]};
+    wire          has_14   = h_bytes >= 7'd14;
+    wire          has_18   = h_bytes >= 7'd18;
+    wire          ts_type  = (has_14 && et_12 == cfg_ts_ethertype)
+                          || (has_18 && et_12 == 16'h8100 && et_16 == cfg_ts_ethertype);
+    wire          ts_req   = cfg_ts_enable && (!cfg_ts_by_type || ts_type);
+
     always @(posedge rd_clk) begin
         rel_q       <= age >= cfg_release_ns;
         rel0_q      <= cfg_release_ns == 24'd0;
@@ -346,9 +372,12 @@ module fp_node_txf #(
             m_keep_q <= fill_keep;
             m_last_q <= beat_last;
             m_bad_q  <= h_bad && beat_last;
+            // the first beat: in the start cycle, or (OUT_BYTES > 1) later, after a carry merge
+            m_ts_q   <= start ? ts_req : ts_pend_q;
         end
         if (rd_rst) begin
             busy_q       <= 1'b0;
+            ts_pend_q    <= 1'b0;
             pos_q        <= 7'd0;
             pos_p1_q     <= 8'd1;
             cnt_q        <= {CW{1'b0}};
@@ -371,6 +400,11 @@ module fp_node_txf #(
                 sk_valid_q <= m_valid_q && !m_axis_tready;
             end else if (m_axis_tready) begin
                 sk_valid_q <= 1'b0;
+            end
+            if (step && start) begin
+                ts_pend_q <= ts_req && !emit;
+            end else if (step && emit) begin
+                ts_pend_q <= 1'b0;
             end
             if (step) begin
                 pos_q    <= fits ? 7'd0 : pos_next;
@@ -407,6 +441,7 @@ module fp_node_txf #(
             sk_keep_q <= m_keep_q;
             sk_last_q <= m_last_q;
             sk_bad_q  <= m_bad_q;
+            sk_ts_q   <= m_ts_q;
         end
     end
 
@@ -415,6 +450,7 @@ module fp_node_txf #(
     assign m_axis_tvalid = sk_valid_q || m_valid_q;
     assign m_axis_tlast  = sk_valid_q ? sk_last_q : m_last_q;
     assign m_axis_tuser  = sk_valid_q ? sk_bad_q : m_bad_q;
+    assign m_axis_ts_insert = sk_valid_q ? sk_ts_q : m_ts_q;
 
     // ------------------------------------------------------------------ events to clk
     generate

@@ -11,6 +11,14 @@ register block (id, build, counters, buf_status.free == SEGMENTS afterwards: not
 and the exact cut-through latency (release_ns + 11 port cycles, node_budget.TAIL_PORT_CYCLES,
 plus the 4 ns from the RX edge to the next port_clk edge, whatever the frame size).
 
+TX timestamps (`tx_timestamps`): per-port stamp selections (PTP EtherType plain and behind the
+trunk's tag, every frame, the tester stamp (TX_TESTER_STAMP = 1 in this build), an offset that
+does not fit): each stamp equals the time the test sees the SFD appear at the TX pins (the MAC's
+launch edge, one port cycle before the edge a PHY samples it at), in the node's fp_time (0 at the
+last port_clk edge that sampled port_rst high: fp_timebase reads 8 ns after the first edge that
+samples it low); unstamped frames are unchanged, every FCS is good, the latency is the same as
+without stamps, and ts_stamped / ts_bad_offset count.
+
 The node's ports are packed vectors (gmii_rxd[PORTS*8-1:0], s_host_axis_tdata[2*64-1:0], ...);
 the bus models take one port each through `Slice` views of those vectors.
 """
@@ -29,6 +37,7 @@ from cocotbext.axi import AxiLiteBus, AxiLiteMaster, AxiStreamFrame, AxiStreamSi
 from cocotbext.eth import GmiiFrame, GmiiSink, GmiiSource
 
 from fastpath import regs
+from fastpath.ptrain import frame as pframe
 from fastpath.node import budget as node_budget
 from fastpath.node.model import NodeCfg, NodeModel, RxCfg, Scoreboard, Vlan
 from fastpath.sim import runner
@@ -161,6 +170,7 @@ class Bench:
         dut.rst.value = 1
         dut.port_rst.value = 1
         await ClockCycles(dut.port_clk, 20)
+        self.t0 = get_sim_time(unit="ns")       # the node's fp_time 0 (tx_timestamps)
         dut.rst.value = 0
         dut.port_rst.value = 0
         await ClockCycles(dut.clk, SEGMENTS + 50)
@@ -446,5 +456,103 @@ async def reset_with_rx_clock_stopped(dut):
     assert RM.decode("buf_status", await b.regs.read("buf_status"))["free"] == SEGMENTS
 
 
+PTP = 0x88F7
+
+
+def ptp_frame(da: bytes, sa: bytes, size: int, uid: int, vid: int | None = None) -> bytes:
+    f = bytearray(frame(da, sa, size, uid, vid))
+    et = 16 if vid is not None else 12
+    f[et:et + 2] = PTP.to_bytes(2, "big")
+    return bytes(f)
+
+
+def ptrain_probe(da: bytes, sa: bytes, size: int, seq: int) -> tuple[bytes, dict, int]:
+    """A packet-train tester frame as its generator sends it (time fields and csum_adj 0): the
+    frame, build()'s arguments, the tester header's offset."""
+    h = pframe.Headers(src_mac=sa.hex(":"), dst_mac=da.hex(":"))
+    kw = dict(size=size, seq=seq, train=7, index=0, train_len=1, headers=h)
+    f = bytearray(pframe.build(tx_time=0, **kw))
+    f[h.length + 40:h.length + 42] = bytes(2)       # csum_adj: the generator sends 0
+    return bytes(f), kw, h.length
+
+
+@cocotb.test()
+async def tx_timestamps(dut):
+    """Stamps per port as configured (see the module docstring), exact against the TX pins."""
+    tester = params().get("TX_TESTER_STAMP", 0)
+    b, A, B = await learned_bench(dut)
+    for s in b.sink:                                    # the learning broadcast
+        while not s.empty():
+            s.recv_nowait()
+    C = mac(0xC)
+    # port 0: every frame, the tester stamp at the tester header; port 1: PTP only, at 30;
+    # port 2 (trunk): PTP only (behind the tag), at 20; port 3: every frame, at 100
+    await b.regs.write("ts_cfg", enable=1, mode=1, by_type=0, offset=42, index=0)
+    await b.regs.write("ts_cfg", enable=1, mode=0, by_type=1, offset=30, index=1)
+    await b.regs.write("ts_cfg", enable=1, mode=0, by_type=1, offset=20, index=2)
+    await b.regs.write("ts_cfg", enable=1, mode=0, by_type=0, offset=100, index=3)
+    assert RM.decode("ts_match", await b.regs.read("ts_match", 2))["ethertype"] == PTP
+
+    async def through(src: int, f: bytes, dst: int, vid_out: int | None = None):
+        """Send f on src, receive it on dst; the wire frame, the stamp time (fp_time of the SFD
+        launch at dst) and the latency."""
+        n_rx, n_tx = len(b.rx_sfd[src]), len(b.tx_sfd[dst])
+        await b.send(src, f)
+        g = await b.recv(dst)
+        assert g.check_fcs() and not g.error
+        assert len(b.rx_sfd[src]) == n_rx + 1 and len(b.tx_sfd[dst]) == n_tx + 1
+        launch = b.tx_sfd[dst][-1] - PORT_NS
+        lat = b.tx_sfd[dst][-1] - b.rx_sfd[src][-1]
+        assert lat == RELEASE_NS + node_budget.TAIL_PORT_CYCLES * PORT_NS + (PORT_NS - RX_PHASE_NS), lat
+        await b.idle(2)
+        return bytes(g.get_payload()), round(launch - b.t0) << 16
+
+    def stamped(f: bytes, off: int, t: int) -> bytes:
+        return f[:off] + t.to_bytes(8, "big") + f[off + 8:]
+
+    # learn A on port 0 with a frame port 1 does not stamp (EtherType 0x88B5)
+    f = frame(B, A, 100, 1)
+    got, _ = await through(0, f, 1)
+    assert got == f
+    for k, size in enumerate((90, 1514)):               # PTP to port 1: stamped at 30
+        f = ptp_frame(B, A, size, 2 + k)
+        got, t = await through(0, f, 1)
+        assert got == stamped(f, 30, t), (got.hex(), t)
+    # a tester frame to port 0: mode 1 writes the tester fields (build() at the SFD time);
+    # a node built without the tester stamp writes the 8-byte time at the header instead
+    f, kw, off = ptrain_probe(A, B, 120, 77)
+    got, t = await through(1, f, 0)
+    if tester:
+        assert got == pframe.build(tx_time=t, **kw)
+        p = pframe.parse(got)
+        assert p is not None and p.tx_time == t
+    else:
+        assert got == stamped(f, off, t)
+    # VLAN 10 from port 3 floods to the trunk (port 2), tagged on the way: PTP after the tag is
+    # stamped, another EtherType is not
+    f = ptp_frame(BCAST, C, 80, 5)
+    got, t = await through(3, f, 2)
+    tagged = f[:12] + bytes.fromhex("8100000a") + f[12:]
+    assert got == stamped(tagged, 20, t)
+    f = frame(BCAST, C, 80, 6)
+    got, _ = await through(3, f, 2)
+    assert got == f[:12] + bytes.fromhex("8100000a") + f[12:]
+    # tagged in on the trunk, to port 3 (untagged): a 60-byte frame leaves the stamp at 100
+    # outside (bad offset: nothing written; 56 bytes after the strip, padded), a 200-byte one
+    # carries it
+    f = frame(BCAST, mac(0xD), 60, 7, vid=10)
+    got, _ = await through(2, f, 3)
+    assert got == (f[:12] + f[16:]).ljust(60, b"\0")
+    f = frame(BCAST, mac(0xD), 200, 8, vid=10)
+    got, t = await through(2, f, 3)
+    assert got == stamped(f[:12] + f[16:], 100, t)
+    assert all(s.empty() for s in b.sink)
+    await b.idle(1)
+    for p, n in enumerate((1, 2, 1, 2)):
+        assert await b.regs.read("ts_stamped", p) == n, p
+        assert await b.regs.read("ts_bad_offset", p) == int(p == 3), p
+    assert RM.decode("buf_status", await b.regs.read("buf_status"))["free"] == SEGMENTS
+
+
 def test_fastpath_node():
-    runner.run("fp_node", __name__, {"PORTS": PORTS, "SEGMENTS": SEGMENTS})
+    runner.run("fp_node", __name__, {"PORTS": PORTS, "SEGMENTS": SEGMENTS, "TX_TESTER_STAMP": 1})

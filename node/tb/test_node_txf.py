@@ -13,6 +13,10 @@ time (clk 5 ns; out_clk 8 ns with a random phase when ASYNC = 1):
   - store-and-forward: 5 cycles (ASYNC = 0) or > 6, <= 7 out_clk periods (ASYNC = 1) after the
     last segment was accepted, for a frame whose first segment waits at an idle output;
   - a sender that obeys out_room (sampled 3 cycles late) never sees s_axis_tready low.
+Every test also draws a timestamp-request configuration (cfg_ts_enable, cfg_ts_by_type,
+cfg_ts_ethertype) and plants EtherTypes (plain, behind an 802.1Q tag, or other) in the frames:
+m_axis_ts_insert must be high on exactly the first beat of the frames `ts_request` selects from
+their first segment, and low on every other beat.
 """
 import cocotb
 import pytest
@@ -41,6 +45,20 @@ def ps(t):
 TXU = formats.load("txf_tuser")   # s_axis_tuser: fp_node_ht's reduced tuser
 
 
+PTP = 0x88F7
+
+
+def ts_request(first_seg: bytes, enable: int, by_type: int, ethertype: int) -> int:
+    """The TXF's timestamp request for a frame whose first segment is first_seg."""
+    if not enable:
+        return 0
+    if not by_type:
+        return 1
+    et12 = int.from_bytes(first_seg[12:14], "big") if len(first_seg) >= 14 else None
+    et16 = int.from_bytes(first_seg[16:18], "big") if len(first_seg) >= 18 else None
+    return int(et12 == ethertype or (et12 == 0x8100 and et16 == ethertype))
+
+
 def user(bad=0, first=0, last=0, nbytes=1, ts=0, host=0):
     return TXU.pack(bad=bad, first=first, last=last, bytes=nbytes, ts=ts & 0xFFFFFF, from_host=host)
 
@@ -61,6 +79,9 @@ class Tb:
             getattr(dut, s).value = 0
         dut.m_axis_tready.value = 0
         dut.out_clk.value = 0
+        self.ts_cfg = (int(r.random() < 0.8), int(r.random() < 0.6), r.choice([PTP, PTP, 0x8100, 0x0800]))
+        dut.cfg_ts_enable.value, dut.cfg_ts_by_type.value, dut.cfg_ts_ethertype.value = self.ts_cfg
+        self.ts_expect = []     # per frame, in the order segments() made them
         self.accepted = []      # ns of each accepted segment
         self.frames_out = []    # dicts: data, bad, first_ns (transfer edge), gap
         self.ev = {"frame": 0, "underrun": 0}
@@ -119,8 +140,11 @@ class Tb:
             data = int(dut.m_axis_tdata.value).to_bytes(self.ob, "little")
             last = int(dut.m_axis_tlast.value)
             bad = int(dut.m_axis_tuser.value)
+            ts = int(dut.m_axis_ts_insert.value)
             if cur is None:
-                cur = dict(data=b"", bad=0, first_ns=now(), gap=False, keeps=[])
+                cur = dict(data=b"", bad=0, first_ns=now(), gap=False, keeps=[], ts=ts)
+            else:
+                assert not ts, "ts_insert on a beat other than the first"
             n = bin(keep).count("1")
             assert keep == (1 << n) - 1, f"tkeep {keep:b} not contiguous"
             cur["keeps"].append(n)
@@ -141,6 +165,7 @@ class Tb:
             n = min(left, self.seg if full else self.r.randint(1, self.seg))
             sizes.append(n)
             left -= n
+        self.ts_expect.append(ts_request(data[:sizes[0]], *self.ts_cfg))
         segs, off = [], 0
         for k, n in enumerate(sizes):
             last = k == len(sizes) - 1
@@ -196,6 +221,7 @@ class Tb:
         for i, ((data, bad), g) in enumerate(zip(frames, self.frames_out)):
             assert g["data"] == data, f"frame {i}: {g['data'].hex()} != {data.hex()}"
             assert g["bad"] == bad, f"frame {i} bad"
+            assert g["ts"] == self.ts_expect[i], f"frame {i}: ts_insert {g['ts']}, cfg {self.ts_cfg}"
         assert self.ev["frame"] == len(frames)
 
     def first_edge_at_or_after(self, t):
@@ -212,7 +238,13 @@ async def setup(dut):
 
 
 def random_frame(r, lo=1, hi=300):
-    return random_bytes(r, r.randint(lo, hi)), int(r.random() < 0.25)
+    """Random bytes; in most frames an EtherType planted at 12 (PTP or IPv4), or behind a tag."""
+    data = bytearray(random_bytes(r, r.randint(lo, hi)))
+    kind = r.randrange(5)
+    head = {0: b"", 1: PTP.to_bytes(2, "big"), 2: b"\x08\x00",
+            3: b"\x81\x00\x00\x05" + PTP.to_bytes(2, "big"), 4: b"\x81\x00\x00\x05\x08\x00"}[kind]
+    data[12:12 + len(head)] = head[:max(0, len(data) - 12)]
+    return bytes(data), int(r.random() < 0.25)
 
 
 @cocotb.test()

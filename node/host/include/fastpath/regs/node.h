@@ -4,7 +4,8 @@
  *
  * fp_node: port enables and VLAN settings, cut-through / store-and-forward per port, the cut-
  * through release time, MAC table ageing and host access, slow-path options, buffer protection,
- * per-port counters, drops by reason, buffer occupancy and its high-water mark.
+ * per-port counters, drops by reason, buffer occupancy and its high-water mark, TX timestamp
+ * injection per port.
  *
  * Offsets are in bytes from the block's base. Accessors take that base as a
  * `volatile uint32_t *`: a mapped register window or a simulated bus. An array's
@@ -31,6 +32,11 @@
 #define FASTPATH_NODE_PORT_OFFSET                0x400u
 #define FASTPATH_NODE_PORT_COUNT                 16u
 #define FASTPATH_NODE_PORT_STRIDE                0x40u
+
+/* array ts: base */
+#define FASTPATH_NODE_TS_OFFSET                  0x800u
+#define FASTPATH_NODE_TS_COUNT                   16u
+#define FASTPATH_NODE_TS_STRIDE                  0x20u
 
 /* id (ro, constant, 32-bit) */
 #define FASTPATH_NODE_ID_OFFSET                  0x0u
@@ -234,6 +240,35 @@
 
 /* port_tx_drops (ro, 64-bit) [port] */
 #define FASTPATH_NODE_PORT_TX_DROPS_OFFSET       0x430u
+
+/* ts_cfg (rw, 32-bit) [ts] */
+#define FASTPATH_NODE_TS_CFG_OFFSET              0x800u
+#define FASTPATH_NODE_TS_CFG_RESET               0x0u
+#define FASTPATH_NODE_TS_CFG_ENABLE_SHIFT        0u
+#define FASTPATH_NODE_TS_CFG_ENABLE_MASK         0x1u
+#define FASTPATH_NODE_TS_CFG_ENABLE_RESET        0x0u
+#define FASTPATH_NODE_TS_CFG_MODE_SHIFT          1u
+#define FASTPATH_NODE_TS_CFG_MODE_MASK           0x2u
+#define FASTPATH_NODE_TS_CFG_MODE_RESET          0x0u
+#define FASTPATH_NODE_TS_CFG_BY_TYPE_SHIFT       2u
+#define FASTPATH_NODE_TS_CFG_BY_TYPE_MASK        0x4u
+#define FASTPATH_NODE_TS_CFG_BY_TYPE_RESET       0x0u
+#define FASTPATH_NODE_TS_CFG_OFFSET_SHIFT        16u
+#define FASTPATH_NODE_TS_CFG_OFFSET_MASK         0xffff0000u
+#define FASTPATH_NODE_TS_CFG_OFFSET_RESET        0x0u
+
+/* ts_match (rw, 32-bit) [ts] */
+#define FASTPATH_NODE_TS_MATCH_OFFSET            0x804u
+#define FASTPATH_NODE_TS_MATCH_RESET             0x88f7u
+#define FASTPATH_NODE_TS_MATCH_ETHERTYPE_SHIFT   0u
+#define FASTPATH_NODE_TS_MATCH_ETHERTYPE_MASK    0xffffu
+#define FASTPATH_NODE_TS_MATCH_ETHERTYPE_RESET   0x88f7u
+
+/* ts_stamped (ro, 64-bit) [ts] */
+#define FASTPATH_NODE_TS_STAMPED_OFFSET          0x808u
+
+/* ts_bad_offset (ro, 64-bit) [ts] */
+#define FASTPATH_NODE_TS_BAD_OFFSET_OFFSET       0x810u
 
 static inline uint32_t fastpath_node_id_read(volatile uint32_t *base)
 {
@@ -849,6 +884,94 @@ static inline uint64_t fastpath_node_port_tx_drops_read(volatile uint32_t *base,
 {
     uint64_t lo = base[(FASTPATH_NODE_PORT_TX_DROPS_OFFSET + index * FASTPATH_NODE_PORT_STRIDE) / 4u];
     uint64_t hi = base[(FASTPATH_NODE_PORT_TX_DROPS_OFFSET + index * FASTPATH_NODE_PORT_STRIDE) / 4u + 1u];
+    return (hi << 32) | lo;
+}
+
+static inline uint32_t fastpath_node_ts_cfg_read(volatile uint32_t *base, uint32_t index)
+{
+    return base[(FASTPATH_NODE_TS_CFG_OFFSET + index * FASTPATH_NODE_TS_STRIDE) / 4u];
+}
+
+static inline void fastpath_node_ts_cfg_write(volatile uint32_t *base, uint32_t index, uint32_t value)
+{
+    base[(FASTPATH_NODE_TS_CFG_OFFSET + index * FASTPATH_NODE_TS_STRIDE) / 4u] = value;
+}
+
+static inline uint32_t fastpath_node_ts_cfg_enable_get(uint32_t reg)
+{
+    return (reg & FASTPATH_NODE_TS_CFG_ENABLE_MASK) >> FASTPATH_NODE_TS_CFG_ENABLE_SHIFT;
+}
+
+static inline uint32_t fastpath_node_ts_cfg_enable_set(uint32_t reg, uint32_t value)
+{
+    return (reg & ~FASTPATH_NODE_TS_CFG_ENABLE_MASK) | ((value << FASTPATH_NODE_TS_CFG_ENABLE_SHIFT) & FASTPATH_NODE_TS_CFG_ENABLE_MASK);
+}
+
+static inline uint32_t fastpath_node_ts_cfg_mode_get(uint32_t reg)
+{
+    return (reg & FASTPATH_NODE_TS_CFG_MODE_MASK) >> FASTPATH_NODE_TS_CFG_MODE_SHIFT;
+}
+
+static inline uint32_t fastpath_node_ts_cfg_mode_set(uint32_t reg, uint32_t value)
+{
+    return (reg & ~FASTPATH_NODE_TS_CFG_MODE_MASK) | ((value << FASTPATH_NODE_TS_CFG_MODE_SHIFT) & FASTPATH_NODE_TS_CFG_MODE_MASK);
+}
+
+static inline uint32_t fastpath_node_ts_cfg_by_type_get(uint32_t reg)
+{
+    return (reg & FASTPATH_NODE_TS_CFG_BY_TYPE_MASK) >> FASTPATH_NODE_TS_CFG_BY_TYPE_SHIFT;
+}
+
+static inline uint32_t fastpath_node_ts_cfg_by_type_set(uint32_t reg, uint32_t value)
+{
+    return (reg & ~FASTPATH_NODE_TS_CFG_BY_TYPE_MASK) | ((value << FASTPATH_NODE_TS_CFG_BY_TYPE_SHIFT) & FASTPATH_NODE_TS_CFG_BY_TYPE_MASK);
+}
+
+static inline uint32_t fastpath_node_ts_cfg_offset_get(uint32_t reg)
+{
+    return (reg & FASTPATH_NODE_TS_CFG_OFFSET_MASK) >> FASTPATH_NODE_TS_CFG_OFFSET_SHIFT;
+}
+
+static inline uint32_t fastpath_node_ts_cfg_offset_set(uint32_t reg, uint32_t value)
+{
+    return (reg & ~FASTPATH_NODE_TS_CFG_OFFSET_MASK) | ((value << FASTPATH_NODE_TS_CFG_OFFSET_SHIFT) & FASTPATH_NODE_TS_CFG_OFFSET_MASK);
+}
+
+static inline uint32_t fastpath_node_ts_match_read(volatile uint32_t *base, uint32_t index)
+{
+    return base[(FASTPATH_NODE_TS_MATCH_OFFSET + index * FASTPATH_NODE_TS_STRIDE) / 4u];
+}
+
+static inline void fastpath_node_ts_match_write(volatile uint32_t *base, uint32_t index, uint32_t value)
+{
+    base[(FASTPATH_NODE_TS_MATCH_OFFSET + index * FASTPATH_NODE_TS_STRIDE) / 4u] = value;
+}
+
+static inline uint32_t fastpath_node_ts_match_ethertype_get(uint32_t reg)
+{
+    return (reg & FASTPATH_NODE_TS_MATCH_ETHERTYPE_MASK) >> FASTPATH_NODE_TS_MATCH_ETHERTYPE_SHIFT;
+}
+
+static inline uint32_t fastpath_node_ts_match_ethertype_set(uint32_t reg, uint32_t value)
+{
+    return (reg & ~FASTPATH_NODE_TS_MATCH_ETHERTYPE_MASK) | ((value << FASTPATH_NODE_TS_MATCH_ETHERTYPE_SHIFT) & FASTPATH_NODE_TS_MATCH_ETHERTYPE_MASK);
+}
+
+/* Reads the low word first: that latches the high word (ro) so the two halves
+ * are one value. */
+static inline uint64_t fastpath_node_ts_stamped_read(volatile uint32_t *base, uint32_t index)
+{
+    uint64_t lo = base[(FASTPATH_NODE_TS_STAMPED_OFFSET + index * FASTPATH_NODE_TS_STRIDE) / 4u];
+    uint64_t hi = base[(FASTPATH_NODE_TS_STAMPED_OFFSET + index * FASTPATH_NODE_TS_STRIDE) / 4u + 1u];
+    return (hi << 32) | lo;
+}
+
+/* Reads the low word first: that latches the high word (ro) so the two halves
+ * are one value. */
+static inline uint64_t fastpath_node_ts_bad_offset_read(volatile uint32_t *base, uint32_t index)
+{
+    uint64_t lo = base[(FASTPATH_NODE_TS_BAD_OFFSET_OFFSET + index * FASTPATH_NODE_TS_STRIDE) / 4u];
+    uint64_t hi = base[(FASTPATH_NODE_TS_BAD_OFFSET_OFFSET + index * FASTPATH_NODE_TS_STRIDE) / 4u + 1u];
     return (hi << 32) | lo;
 }
 
