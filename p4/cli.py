@@ -4,7 +4,9 @@ program.
 `stf` and `run` run on the RTL pipeline in simulation by default (`--backend rtl`:
 fp_p4_pipeline in Verilator, `fastpath.p4.rtl_backend`; the first run builds it) or on the
 reference interpreter (`--backend interp`, `fastpath.p4.interp`); the first line of their output
-names the backend. `serve` runs on the interpreter.
+names the backend. `serve` too: with `--backend rtl` the P4Runtime server runs inside the
+pipeline's simulation (`fastpath.p4.pipeline_cocotb`), so a controller's writes go into the
+simulated pipeline's stages and its PacketOuts through the RTL.
 
 `run` writes a pcapng capture with one interface per egress port, named `port N` (interface ids
 in order of first use), and each packet's comment says its egress port and which input packet
@@ -187,7 +189,7 @@ def _cmd_serve(args) -> int:
             from None
     if not 0 <= args.cpu_port <= 510:
         raise UsageError(f"--cpu-port {args.cpu_port}: ports are 0..510")
-    server = p4runtime.P4RuntimeServer(device_id=args.device_id, cpu_port=args.cpu_port)
+    info = None
     if args.program:
         if not args.p4info:
             raise UsageError("--p4info FILE is needed with a PROGRAM (the P4Info p4c wrote for it)")
@@ -198,45 +200,105 @@ def _cmd_serve(args) -> int:
             info = p4runtime.load_p4info(args.p4info)
         except Exception as e:  # noqa: BLE001 (protobuf parse errors have no common base)
             raise UsageError(f"{args.p4info}: not a P4Info (text, binary or JSON): {e}") from None
-        try:
-            server.install(info, Path(args.program).read_bytes())
-        except p4runtime.P4RTError as e:
-            raise UsageError(f"{Path(args.program).name}: {e.msg}") from None
     elif args.p4info:
         raise UsageError("--p4info without a PROGRAM: give both, or neither (a controller sets the pipeline)")
-    out = []
-    if args.pcap_out:
-        server.device.on_egress = lambda port, data: out.append(
-            (port, data, time.time(), f"egress port {port}; packet {len(out) + 1} out of the data plane"))
     stop = threading.Event()
     previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        try:
-            server.start(args.grpc_addr)
-        except OSError as e:
-            raise UsageError(str(e)) from None
-        print(BACKEND_LINE)
-        what = f"program {Path(args.program).name}" if args.program else "no pipeline (a controller sets it)"
-        print(f"P4Runtime server on {server.addr}: device {args.device_id}, CPU port {args.cpu_port}, {what}",
-              flush=True)
+    what = f"program {Path(args.program).name}" if args.program else "no pipeline (a controller sets it)"
+
+    def running(alive=lambda: True) -> None:
+        """Until SIGINT/SIGTERM, `alive()` turns false, or --duration from now (the server listens)."""
         t_end = time.monotonic() + args.duration if args.duration else None
-        while not stop.wait(0.2):
+        while alive() and not stop.wait(0.2):
             if t_end is not None and time.monotonic() >= t_end:
                 break
+    try:
+        if args.backend == "rtl":
+            addr, st, out = _serve_rtl(args, what, running)
+        else:
+            server = p4runtime.P4RuntimeServer(device_id=args.device_id, cpu_port=args.cpu_port)
+            if info is not None:
+                try:
+                    server.install(info, Path(args.program).read_bytes())
+                except p4runtime.P4RTError as e:
+                    raise UsageError(f"{Path(args.program).name}: {e.msg}") from None
+            out = []
+            if args.pcap_out:
+                server.device.on_egress = lambda port, data: out.append((port, data, time.time()))
+            try:
+                server.start(args.grpc_addr)
+            except OSError as e:
+                raise UsageError(str(e)) from None
+            try:
+                print(BACKEND_LINE)
+                print(f"P4Runtime server on {server.addr}: device {args.device_id}, CPU port {args.cpu_port}, {what}",
+                      flush=True)
+                running()
+            finally:
+                server.stop()
+            addr, st = server.addr, server.device.stats
     finally:
-        server.stop()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-    st = server.device.stats
     print(f"stopped: {st['writes']} writes ({st['updates']} updates), {st['packet_out']} packet-outs, "
           f"{st['packet_in']} packet-ins, {st['egress']} packets out of data-plane ports")
     if args.pcap_out:
-        write_pcapng(args.pcap_out, out)
+        write_pcapng(args.pcap_out, [(port, data, t, f"egress port {port}; packet {k + 1} out of the data plane")
+                                     for k, (port, data, t) in enumerate(out)], args.backend)
         print(f"data-plane packets -> {args.pcap_out}")
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps({"addr": server.addr, **st}, indent=1) + "\n")
+        Path(args.json).write_text(json.dumps({"addr": addr, **st}, indent=1) + "\n")
     return 0
+
+
+def _serve_rtl(args, what: str, running):
+    """The server inside the pipeline's simulation (fastpath.p4.pipeline_cocotb, job "serve"),
+    started in a thread; it writes its address to a file when it listens and stops when the
+    file `stop` appears. Returns (address, counts, [(port, bytes, time)] out of data-plane ports)."""
+    import tempfile
+    import threading
+    import time
+    from fastpath.p4 import rtl_backend
+    if args.program:
+        _rtl_or_refuse(_compile(args.program), args.program)
+    tmp = Path(tempfile.mkdtemp(prefix="fastpath-p4-serve-"))
+    ready, stop = tmp / "ready", tmp / "stop"
+    job = {"kind": "serve", "program": args.program, "p4info": args.p4info and str(Path(args.p4info).resolve()),
+           "addr": args.grpc_addr, "device_id": args.device_id, "cpu_port": args.cpu_port,
+           "ready": str(ready), "stop": str(stop), "duration": None}
+    box: dict = {}
+    addr = args.grpc_addr
+
+    def sim():
+        try:
+            box["result"] = rtl_backend.run_job(job)
+        except Exception as e:  # noqa: BLE001 (reported below, in the main thread)
+            box["error"] = e
+    th = threading.Thread(target=sim, daemon=True)
+    print(rtl_backend.BACKEND_LINE, flush=True)
+    th.start()
+    try:
+        while th.is_alive() and not ready.exists():
+            time.sleep(0.1)
+        if ready.exists():
+            addr = ready.read_text()
+            print(f"P4Runtime server on {addr}: device {args.device_id}, CPU port {args.cpu_port}, {what} "
+                  "(RTL pipeline in simulation)", flush=True)
+            running(th.is_alive)
+    finally:
+        stop.touch()
+        th.join()
+        for f in (ready, stop):
+            f.unlink(missing_ok=True)
+        tmp.rmdir()
+    if "error" in box:
+        raise UsageError(f"the simulation failed: {box['error']}")
+    r = box["result"]
+    if "error" in r:
+        raise UsageError(r["error"])
+    t = time.time()
+    return addr, r["stats"], [(port, bytes.fromhex(hx), t) for port, hx in r["egress"]]
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -271,8 +333,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     t.add_argument("--port", type=int, default=0, help="ingress port of every packet (default 0)")
     t.add_argument("--json", metavar="STATS.json", help="also write the counts as JSON")
     t.set_defaults(fn=_cmd_run)
-    t = p4sub.add_parser("serve", help="serve P4Runtime (gRPC) for one device running a program (reference "
-                                       "interpreter)",
+    t = p4sub.add_parser("serve", help="serve P4Runtime (gRPC) for one device running a program (RTL pipeline in "
+                                       "simulation, or the reference interpreter)",
                          description="serve the P4Runtime API for one device: a controller (e.g. p4runtime-shell) "
                                      "sets the pipeline, writes and reads table entries, sends PacketOut and gets "
                                      "PacketIn for packets to the CPU port; runs until SIGINT/SIGTERM")
@@ -287,4 +349,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     t.add_argument("--duration", type=float, metavar="SECONDS", help="stop after this long (default: run until "
                                                                      "SIGINT/SIGTERM)")
     t.add_argument("--json", metavar="STATS.json", help="write the counts at exit as JSON")
+    t.add_argument("--backend", choices=("rtl", "interp"), default="rtl",
+                   help="rtl: fp_p4_pipeline in Verilator, the server inside the simulation (default); interp: "
+                        "the reference interpreter")
     t.set_defaults(fn=_cmd_serve)

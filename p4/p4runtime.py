@@ -1,7 +1,10 @@
 """A P4Runtime server for one device: the compiled pipeline (`fastpath.p4.compiler`) with its
 table store (`fastpath.p4.runtime`), driven over gRPC with the P4Runtime protos (PyPI `p4runtime`),
-packets executed by a backend (`fastpath.p4.stf.InterpreterBackend` today; the RTL pipeline will
-be another backend with the same `tables` / `send(port, bytes)` shape).
+packets executed by a backend with a table store `tables` and `send(port, bytes)`: the reference
+interpreter (`fastpath.p4.stf.InterpreterBackend`) or the RTL pipeline in simulation
+(`fastpath.p4.pipeline_cocotb`, `fastpath p4 serve --backend rtl`). A backend may also have
+`fits(table)`: None, or why the hardware cannot hold the table's entries after an INSERT (the
+write is then RESOURCE_EXHAUSTED).
 
 `P4RuntimeServer(device_id, cpu_port).start("127.0.0.1:9559")` serves the P4Runtime service
 (p4.v1.P4Runtime) on that address:
@@ -851,6 +854,11 @@ class Device:
                 h = ts.add(key, aid, data, prio if tm.needs_priority else None)
             except CommandError as e:
                 raise P4RTError(SC.INVALID_ARGUMENT, e.msg) from None
+            # a backend whose hardware holds fewer entries than the P4Info's size says so here
+            full = getattr(pipe.backend, "fits", lambda table: None)(tm.json)
+            if full is not None:
+                ts.delete(h)
+                raise P4RTError(SC.RESOURCE_EXHAUSTED, f'table "{tm.name}": {full}')
             idx[ik] = h
             pipe.meta[(tm.json, h)] = (te.controller_metadata, bytes(te.metadata))
 

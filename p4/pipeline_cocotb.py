@@ -17,12 +17,27 @@ The job comes in $FASTPATH_BENCH (JSON) and the results go to $FASTPATH_BENCH_OU
   random entries and packets (fastpath.p4.pipeline_sim.make_entries / make_packet). Out: the
   cycles of every input and output frame (first and last beat), the bytes out, and how many
   packets' outputs differ from the reference interpreter's (`mismatches`).
+- `{"kind": "serve", "program": PATH or null, "p4info": PATH or null, "addr": "HOST:PORT",
+  "device_id": N, "cpu_port": N, "ready": PATH, "stop": PATH, "duration": S or null}`: the
+  P4Runtime server (fastpath.p4.p4runtime) on the simulated pipeline, for `fastpath p4 serve
+  --backend rtl`. It writes its bound address to `ready` and runs until the file `stop` exists
+  (or `duration` seconds); SIGINT is ignored here (the CLI stops it). Each pipeline config a
+  controller sets is planned onto the build (INVALID_ARGUMENT when it does not fit) and loaded
+  into the pipeline when its first packet comes; an INSERT the TCAM rows or hash block cannot
+  hold is RESOURCE_EXHAUSTED; entries are written into the stages before the next packet (the
+  simulation runs only while a packet does, so none can miss them). Out: the server's counts
+  and the packets out of data-plane ports (`egress`: [port, hex]).
 """
 from __future__ import annotations
 
 import json
 import os
+import queue
 import random
+import signal
+import threading
+import time
+from pathlib import Path
 
 import cocotb
 from cocotb.task import bridge, resume
@@ -130,6 +145,105 @@ async def _run(cfg_job: dict, hw: PL.PipelineHW, drv: Driver, mi, mo, result: di
         result["outputs"] = [[f.last("tdest"), f.data.hex()] for f in frames]
 
 
+class _SimCalls:
+    """Coroutine functions run in the simulation on behalf of other threads (the gRPC server's):
+    `call` queues one and waits; the bridged thread in `serve_until` runs them one at a time
+    with `resume`. While the queue is empty the simulation does not advance."""
+
+    def __init__(self):
+        self.q: queue.Queue = queue.Queue()
+
+    def call(self, fn, *args):
+        done, box = threading.Event(), {}
+        self.q.put((fn, args, done, box))
+        done.wait()
+        if "error" in box:
+            raise box["error"]
+        return box["value"]
+
+    def serve_until(self, stop) -> None:
+        while not stop():
+            try:
+                fn, args, done, box = self.q.get(timeout=0.05)
+            except queue.Empty:
+                continue
+            try:
+                box["value"] = resume(fn)(*args)
+            except Exception as e:      # noqa: BLE001 (handed to the caller's thread)
+                box["error"] = e
+            done.set()
+
+
+class _ServeBackend(RtlBackend):
+    """A P4Runtime backend on the simulated pipeline: one per pipeline config; the one whose
+    packet comes is (re)loaded into the hardware first if another config ran last."""
+
+    def __init__(self, ctx: dict, cfg):
+        from .p4runtime import SC, P4RTError
+        try:
+            plan = PL.plan(cfg, ctx["hw"])
+        except LoadError as e:
+            raise P4RTError(SC.INVALID_ARGUMENT, f"the pipeline's build cannot run it: {e}") from None
+        super().__init__(ctx["drv"], plan, TableStore(cfg))
+        self.ctx = ctx
+
+    def fits(self, table: str) -> str | None:
+        for st in self.plan.stages:
+            if st.kind == "table" and st.table.name == table:
+                try:
+                    self.plan.table_rows(self.tables, st)
+                except LoadError as e:
+                    return str(e)
+        return None
+
+    async def _send(self, port: int, data: bytes):
+        if self.ctx.get("current") is not self:
+            await self.drv.reset()
+            await self.drv.load(self.plan, self.tables)
+            self.loaded = _snapshot(self.tables)
+            self.ctx["current"] = self
+        return await self.send_async(port, data)
+
+    def send(self, port: int, data: bytes) -> list[tuple[int, bytes]]:
+        return self.ctx["calls"].call(self._send, port, data)
+
+
+async def _serve(cfg_job: dict, hw: PL.PipelineHW, drv: Driver, result: dict) -> None:
+    from .p4runtime import P4RTError, P4RuntimeServer, load_p4info
+    signal.signal(signal.SIGINT, signal.SIG_IGN)    # Ctrl-C reaches the CLI, which stops us
+    ctx = {"hw": hw, "drv": drv, "calls": _SimCalls()}
+    server = P4RuntimeServer(device_id=cfg_job.get("device_id", 1), cpu_port=cfg_job.get("cpu_port", 255),
+                             backend_factory=lambda cfg: _ServeBackend(ctx, cfg))
+    egress: list = []
+    server.device.on_egress = lambda port, data: egress.append([port, data.hex()])
+    stop_file = Path(cfg_job["stop"])
+    t_end = time.monotonic() + cfg_job["duration"] if cfg_job.get("duration") else None
+
+    @bridge
+    def run():
+        if cfg_job.get("program"):
+            try:
+                server.install(load_p4info(cfg_job["p4info"]), Path(cfg_job["program"]).read_bytes())
+            except P4RTError as e:
+                return f"{Path(cfg_job['program']).name}: {e.msg}"
+        try:
+            server.start(cfg_job["addr"])
+        except OSError as e:
+            return str(e)
+        Path(cfg_job["ready"]).write_text(server.addr)
+        try:
+            ctx["calls"].serve_until(lambda: stop_file.exists() or (t_end is not None and time.monotonic() >= t_end))
+        finally:
+            server.stop()
+        return None
+
+    err = await run()
+    if err:
+        result["error"] = err
+    result["stats"] = dict(server.device.stats)
+    result["egress"] = egress
+
+
 @cocotb.test()
 async def job(dut):
     cfg_job = json.loads(os.environ["FASTPATH_BENCH"])
@@ -143,7 +257,10 @@ async def job(dut):
     await start(dut, period_ns=5.0)
     result: dict = {"hw": hw.params()}
     try:
-        await _run(cfg_job, hw, drv, mi, mo, result)
+        if cfg_job["kind"] == "serve":
+            await _serve(cfg_job, hw, drv, result)
+        else:
+            await _run(cfg_job, hw, drv, mi, mo, result)
     except (LoadError, CommandError) as e:      # entries that do not fit, bad commands: one line
         result["error"] = str(e)
     result["tcam_writes"] = drv.tcam_writes

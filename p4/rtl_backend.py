@@ -31,5 +31,6 @@ def check(cfg: Config, hw: PipelineHW = SIM_HW) -> str | None:
 def run_job(job: dict, hw: PipelineHW = SIM_HW) -> dict:
     from fastpath.sim import runner
     job = dict(job)
-    job["program"] = str(Path(job["program"]).resolve())
+    if job.get("program"):
+        job["program"] = str(Path(job["program"]).resolve())
     return runner.run_json(TOP, MODULE, hw.params(), job)

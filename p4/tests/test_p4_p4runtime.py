@@ -624,8 +624,10 @@ def _wait(cond, timeout=2.0):
 # the CLI verb and the measurement
 
 
-@need_vectors
-def test_cli_serve(tmp_path, capsys):
+def _serve_with_controller(tmp_path, name: str, backend: str, controller_body, ready_s: float = 10):
+    """`fastpath p4 serve` on simple_router (in this process) with a controller thread that runs
+    `controller_body(client, info)` and then stops the server with SIGTERM; returns (rc, stdout,
+    stderr-less output, result of the body)."""
     from fastpath import cli
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -635,14 +637,19 @@ def test_cli_serve(tmp_path, capsys):
 
     def controller():
         try:
+            deadline = time.monotonic() + ready_s   # the RTL's server listens once its simulation runs
+            while True:
+                try:
+                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                    break
+                except OSError:
+                    assert time.monotonic() < deadline, f"nothing listens on port {port} after {ready_s} s"
+                    time.sleep(0.2)
             ch = grpc.insecure_channel(f"127.0.0.1:{port}")
             grpc.channel_ready_future(ch).result(timeout=10)
             ch.close()
             with rt.Client(f"127.0.0.1:{port}") as c:
-                c.write(rt.update(INSERT, entry(info, "ipv4_lpm", "set_nhop", [ip("10.0.0.1"), b"\x04"],
-                                                [("ipv4.dstAddr", "lpm", ip("10.0.0.0"), 8)])))
-                c.packet_out(rt.ipv4_frame("10.1.1.1"))
-                c.packet_out(rt.ipv4_frame("11.1.1.1"))
+                result["body"] = controller_body(c, info)
                 time.sleep(0.2)
             result["ok"] = True
         finally:
@@ -653,15 +660,29 @@ def test_cli_serve(tmp_path, capsys):
     t = threading.Thread(target=controller)
     t.start()
     rc = cli.main(["p4", "serve", str(BMV2 / "simple_router.json"), "--p4info", str(BMV2 / "simple_router.p4info.txt"),
-                   "--grpc-addr", f"127.0.0.1:{port}", "--pcap-out", str(tmp_path / "out.pcapng"),
-                   "--json", str(tmp_path / "s.json"), "--duration", "20"])
+                   "--grpc-addr", f"127.0.0.1:{port}", "--pcap-out", str(tmp_path / f"{name}.pcapng"),
+                   "--json", str(tmp_path / f"{name}.json"), "--duration", "30", "--backend", backend])
     t.join()
+    assert signal.getsignal(signal.SIGTERM) == before  # the handler is put back
+    return rc, port, result
+
+
+def _route_and_send(c, info):
+    c.write(rt.update(INSERT, entry(info, "ipv4_lpm", "set_nhop", [ip("10.0.0.1"), b"\x04"],
+                                    [("ipv4.dstAddr", "lpm", ip("10.0.0.0"), 8)])))
+    c.packet_out(rt.ipv4_frame("10.1.1.1"))
+    c.packet_out(rt.ipv4_frame("11.1.1.1"))
+
+
+@need_vectors
+def test_cli_serve(tmp_path, capsys):
+    from fastpath import cli
+    rc, port, result = _serve_with_controller(tmp_path, "s", "interp", _route_and_send)
     out, err = capsys.readouterr()
     assert rc == 0 and result.get("ok"), out + err
-    assert signal.getsignal(signal.SIGTERM) == before  # the handler is put back
     assert f"P4Runtime server on 127.0.0.1:{port}: device 1, CPU port 255, program simple_router.json" in out
     from fastpath.frames import read_pcap
-    frames = read_pcap(tmp_path / "out.pcapng")
+    frames = read_pcap(tmp_path / "s.pcapng")
     assert len(frames) == 2  # 11.1.1.1 misses: the default NoAction leaves egress_spec 0
     st = json.loads((tmp_path / "s.json").read_text())
     assert st["writes"] == 1 and st["packet_out"] == 2 and st["egress"] == 2
@@ -669,9 +690,43 @@ def test_cli_serve(tmp_path, capsys):
     _, err = capsys.readouterr()
     assert rc == 2 and "--p4info FILE is needed" in err and err.count("\n") == 1
     rc = cli.main(["p4", "serve", str(BMV2 / "simple_router.json"), "--p4info", str(BMV2 / "ternary.p4info.txt"),
-                   "--grpc-addr", "127.0.0.1:0"])
+                   "--grpc-addr", "127.0.0.1:0", "--backend", "interp"])
     _, err = capsys.readouterr()
     assert rc == 2 and 'P4Info table "ingress.ter"' in err and err.count("\n") == 1
+
+
+@need_vectors
+def test_cli_serve_rtl(tmp_path, capsys):
+    """`serve --backend rtl`: the server inside the pipeline's simulation. The controller's route
+    goes into the simulated TCAM, its PacketOuts through the RTL, and what leaves the data-plane
+    ports equals the interpreter's; the TCAM's rows limit the table (RESOURCE_EXHAUSTED, the
+    status P4Runtime gives for a table that is full), below the P4Info's size."""
+    from fastpath.p4.pipeline_sim import SIM_HW
+
+    def body(c, info):
+        _route_and_send(c, info)
+        codes_seen = []
+        for k in range(SIM_HW.rows):
+            try:
+                c.write(rt.update(INSERT, entry(info, "ipv4_lpm", "set_nhop", [ip("10.0.0.2"), b"\x02"],
+                                                [("ipv4.dstAddr", "lpm", ip(f"20.{k}.0.0"), 16)])))
+            except grpc.RpcError as e:
+                codes_seen.append((k, codes(e)))
+        return codes_seen
+
+    rc, port, result = _serve_with_controller(tmp_path, "rtl", "rtl", body, ready_s=900)
+    out, err = capsys.readouterr()
+    assert rc == 0 and result.get("ok"), out + err
+    assert out.splitlines()[0].startswith("backend: RTL")
+    assert f"P4Runtime server on 127.0.0.1:{port}: device 1, CPU port 255, program simple_router.json" in out
+    # one row is the 10/8 route: the table's rows run out at the last insert, and only there
+    assert result["body"] == [(SIM_HW.rows - 1, ["RESOURCE_EXHAUSTED"])], result["body"]
+    st = json.loads((tmp_path / "rtl.json").read_text())
+    assert st["packet_out"] == 2 and st["egress"] == 2
+    _serve_with_controller(tmp_path, "ref", "interp", _route_and_send)
+    from fastpath.frames import read_pcap
+    got, want = read_pcap(tmp_path / "rtl.pcapng"), read_pcap(tmp_path / "ref.pcapng")
+    assert [f.data for f in got] == [f.data for f in want] and len(got) == 2
 
 
 @need_vectors
