@@ -9,7 +9,7 @@ temporary), fields wider than 64 bits moved in 64-bit chunks, header copies and 
 chunk moves plus one validity op, drop as writes of egress_spec (and mcast_grp); then groups them
 (adjacent field writes from adjacent sources become one write; a validity op joins the slot of
 the op before it), allocates the temporaries and schedules the ops into the OPS slots (an op
-waits 5 slots for a PHV field an earlier op writes, 3 for a temporary). `ActionImage.words`
+waits 7 slots for a PHV field an earlier op writes, 3 for a temporary). `ActionImage.words`
 holds the op words, `ActionImage.pack_data` the action data of a table entry, `ActionModel` runs
 the image bit-exactly as the RTL does.
 
@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from .compiler import DROP_PORT, Config
 
 FIELD_BITS = 64         # the ALU and every field access are at most this wide
-PHV_HAZARD = 5          # a slot sees the PHV writes of slots at least this many before it
+PHV_HAZARD = 7          # a slot sees the PHV writes of slots at least this many before it
 TEMP_HAZARD = 3         # ... and the temporary writes of slots at least this many before it
 
 ALU = {"movx": 0, "movy": 1, "add": 2, "sub": 3, "and": 4, "or": 5, "xor": 6, "not": 7, "shl": 8,
@@ -74,7 +74,7 @@ class ActionHW:
 
     @property
     def latency(self) -> int:
-        return self.OPS + 7
+        return self.OPS + 9
 
 
 class OpLayout:

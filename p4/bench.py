@@ -40,10 +40,14 @@ PAPER = {"mpls_push_gbps_1518B": 78.97, "mpls_push_gbps_jumbo": 84.82, "compile_
 
 
 def mpls_hw(width: int) -> PL.PipelineHW:
-    """The build for the SR-MPLS push at a width: one stage, mpls_push's PHV, 6 op slots (the
-    3-label push takes 5); the 64-bit one is the synthesis entry p4_pipeline_64 (p4/syn.toml)."""
+    """The build for the SR-MPLS push at a width, sized to what the push needs: one stage,
+    mpls_push's PHV (528 bits + 96 system bits, in 640), 5 op slots (the 3-label push takes 5, no
+    waits), 1 temporary (it uses none), a 16-deep stage FIFO (one packet per 17 cycles short of one
+    per cycle with this TCAM: far above the parser's rate); the 64-bit one is the synthesis entry
+    p4_pipeline_64 (p4/syn.toml)."""
     return PL.PipelineHW(DATA_WIDTH=width, PHV_BITS=640, VALID_BITS=8, STAGES=1, STACKS=1, HDRS=8, CSUMS=1,
-                         DATA_BITS=128, OPS=6, ACTIONS=8, SLOTS=1, SLOT_BITS=16, BLOCK_ENTRIES=8, PKT_DEPTH=512)
+                         DATA_BITS=128, OPS=5, ACTIONS=8, TEMPS=1, SLOTS=1, SLOT_BITS=16, BLOCK_ENTRIES=8,
+                         FIFO_DEPTH=16, PKT_DEPTH=512)
 
 
 def _frame(size: int) -> bytes:
@@ -114,7 +118,7 @@ def _compile_ms() -> dict:
 def _latency() -> dict:
     from .parser_load import LATENCY_BASE
     hw = SIM_HW
-    return {"stage": hw.stage_latency(), "tcam_in_stage": hw.tcam_latency(), "action_unit": hw.OPS + 7,
+    return {"stage": hw.stage_latency(), "tcam_in_stage": hw.tcam_latency(), "action_unit": hw.action_hw().latency,
             "parser_base": LATENCY_BASE, "note": "parser: 7 + its states' cycles after the header window; "
             "deparser: 5 + its steps before the first output beat (p4/docs/parser.md, deparser.md)"}
 

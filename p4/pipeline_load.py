@@ -123,10 +123,10 @@ class PipelineHW:
     def stage_latency(self, memory: str = "tcam") -> int:
         """fp_p4_stage, input handshake to out_valid: input register, 2 key cycles, the TCAM (its
         LATENCY + 1: it counts from the edge that loads its key register), the result FIFO (1),
-        the action register (1), the action unit (OPS + 7); asserted by p4/tb/test_p4_pipeline.py
+        the action register (1), the action unit (OPS + 9); asserted by p4/tb/test_p4_pipeline.py
         and p4/tb/test_p4_stage.py."""
         lk = self.hash_latency() + HASH_EXTRA if memory == "hash" else self.tcam_latency() + 1
-        return 1 + 2 + lk + 1 + 1 + self.OPS + 7
+        return 1 + 2 + lk + 1 + 1 + self.action_hw().latency
 
 
 @dataclass

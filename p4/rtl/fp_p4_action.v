@@ -10,7 +10,7 @@
 //
 // Program: OPS op slots per action, one action program memory per slot (ACTIONS words of
 // OP_WIDTH bits, written with cfg_wr_*; p4/action_load.py makes the words and documents the
-// encoding). Slot k of every action runs in pipeline stages k .. k+4: one packet per cycle, the
+// encoding). Slot k of every action runs in pipeline stages k .. k+6: one packet per cycle, the
 // ops of an action in sequence. Each slot is one micro-op:
 //   - operand A: a PHV field of 1..64 bits at any bit offset (right shift `sh` and width), a
 //     temporary (TEMPS registers of 64 bits), a validity bit, or zero;
@@ -26,28 +26,34 @@
 //   - in the same slot, one validity op: set a range of validity bits to 0 or 1, shift a range
 //     by -VALID_BITS+1 .. VALID_BITS-1 (a header stack push or pop; bits shifted in are 0), or
 //     copy one validity bit to another.
-// Within a slot: R (stage k) reads the A window (a byte shift of the PHV) and the B field,
-// decodes the masks and runs the validity op; X (k+1) aligns and masks the operands, reads the
-// temporaries and decodes the ALU's group; E (k+2) is the ALU; W (k+3) writes a temporary from
-// the result register, or aligns the result to its bit and the low bits of its byte offset;
-// M (k+4) shifts it the rest of the way and merges it into the PHV. A final stage reads the
-// egress field's byte window; the output buffer's input aligns it and compares. So a slot sees
-// the PHV writes of slots at least 5 before it, the temporary writes of slots at least 3 before
-// it and the validity ops of every earlier slot; the loader schedules the ops (leaving empty
-// slots where an op waits for an earlier result) and refuses programs that do not fit.
+// The PHV is handled in 64-bit containers (container j = PHV bits 64j+63 .. 64j, counted from
+// the LSB): a field of up to 64 bits lies in two adjacent containers, so a read selects two
+// containers and shifts by the bit offset in the first (0..63), and a write shifts the result
+// into a 128-bit window and merges it into the two containers it hits, one 4-input function
+// per PHV bit (the window's halves kept by container parity: even containers take one half,
+// odd ones the other). Within a slot: R (stage k) selects the A field's containers and its
+// 32-bit step, the B field's high shift steps, runs the validity op and decodes the word;
+// X (k+1) finishes both shifts and masks; O (k+2) picks the operands (temporaries read here)
+// and swaps; E1 (k+3) the adder, the shifter's byte steps, the logic unit, move and mux;
+// E2 (k+4) the shifter's bit steps, the 1-bit unit and the group select, and writes a
+// temporary; W (k+5) shifts the result by the low 4 bits of its offset and decodes its mask;
+// M (k+6) shifts the rest and merges. A final stage reads the egress
+// field's byte window; the output buffer's input aligns it and compares. So a slot sees the
+// PHV writes of slots at least 7 before it, the temporary writes of slots at least 3 before it
+// and the validity ops of every earlier slot; the loader schedules the ops (leaving empty slots
+// where an op waits for an earlier result) and refuses programs that do not fit.
 //
-// Latency:    OPS + 7 cycles from the cycle with in_valid && in_ready to the first with out_valid
-//             (fixed; the house convention of fastpath.sim.tb; OPS 8: 15 cycles).
+// Latency:    OPS + 9 cycles from the cycle with in_valid && in_ready to the first with out_valid
+//             (fixed; the house convention of fastpath.sim.tb; OPS 8: 17 cycles).
 // Throughput: one packet per cycle. in_ready is a register: the pipeline advances as a whole
 //             (one registered enable) and stops when the 2-entry output buffer may fill; with
 //             out_ready held high it never stops.
 // Bad input:  none possible on the packet path: every op word is executed as written (an
 //             empty slot is a move into nowhere), an operand beyond the PHV or the action data
 //             reads zeros, a write beyond the PHV is dropped, an unwritten temporary reads as
-//             zero or as a previous packet's value. A program written while packets of that
-//             action are in the pipeline may mix the old and the new program for those packets
-//             (write programs while the action is unused). cfg_egress_* and cfg_drop_* are
-//             quasi-static.
+//             zero. A program written while packets of that action are in the pipeline may mix
+//             the old and the new program for those packets (write programs while the action is
+//             unused). cfg_egress_* and cfg_drop_* are quasi-static.
 // Parameters: PHV_BITS 16..4096, VALID_BITS 1..64, DATA_BITS 8..1024, OPS 1..32, ACTIONS
 //             2..4096, TEMPS 1..4. AID_WIDTH, SLOT_WIDTH, SHIFT_WIDTH and OP_WIDTH are derived
 //             and must not be set.
@@ -169,40 +175,56 @@ module fp_p4_action #(
                      ALU_LNOT = 5'd16, ALU_BOOL = 5'd17, ALU_MUX = 5'd18;
     /* verilator lint_on UNUSEDPARAM */
 
-    localparam LAST = OPS + 4;             // last pipeline stage: the last slot's PHV write lands here
-    localparam BSW  = SHW - 3;             // bits of a byte offset in the PHV
-    localparam LOB  = (BSW < 3) ? BSW : 3; // ... shifted in the W stage
-    localparam HIB  = BSW - LOB;           // ... and in the M stage
-    localparam WW   = 72 + 8 * ((1 << LOB) - 1);   // the W stage's window
+    localparam LAST = OPS + 6;             // the last slot's PHV write lands in this stage's register
+    localparam CW   = (SHW > 6) ? SHW - 6 : 1;       // bits of a 64-bit container's index
+    localparam NC   = (PHV_BITS + 63) / 64;          // the PHV's containers
+    localparam NH   = (1 << (CW - 1)) + 1;           // even (odd) containers a read may take
+    localparam PXW  = 128 * NH;                      // the PHV padded with zero containers
+    localparam BLO  = (DSW < 4) ? DSW : 4;           // B shift bits done in X (the rest in R)
+    localparam BPW  = 64 + (1 << BLO) - 1;           // the B field's window after R
 
     // Right shifts that keep only their low bits, written largest step first: each level is then
     // only as wide as the bits still needed (OUT + the steps still to come), where a plain `>>`
     // (built smallest step first) carries the whole input through every level.
-    function [71:0] f_win(input [PHV_BITS+71:0] x, input [SHW-4:0] bytes);   // the 72-bit window
-        reg [PHV_BITS+71:0] v;
+    function [BPW-1:0] f_bhi(input [DATA_BITS+BPW-1:0] x, input [DSW-1:0] bits);   // R: high bits
+        reg [DATA_BITS+BPW-1:0] v;
         integer k;
         begin
             v = x;
-            for (k = SHW - 4; k >= 0; k = k - 1) begin
-                if (bytes[k]) begin
-                    v = v >> (8 << k);
-                end
-            end
-            f_win = v[71:0];
-        end
-    endfunction
-
-    function [63:0] f_data(input [DATA_BITS+63:0] x, input [DSW-1:0] bits);  // a 64-bit field
-        reg [DATA_BITS+63:0] v;
-        integer k;
-        begin
-            v = x;
-            for (k = DSW - 1; k >= 0; k = k - 1) begin
+            for (k = DSW - 1; k >= BLO; k = k - 1) begin
                 if (bits[k]) begin
                     v = v >> (1 << k);
                 end
             end
-            f_data = v[63:0];
+            f_bhi = v[BPW-1:0];
+        end
+    endfunction
+
+    function [63:0] f_blo(input [BPW-1:0] x, input [BLO-1:0] bits);                  // X: the rest
+        reg [BPW-1:0] v;
+        integer k;
+        begin
+            v = x;
+            for (k = BLO - 1; k >= 0; k = k - 1) begin
+                if (bits[k]) begin
+                    v = v >> (1 << k);
+                end
+            end
+            f_blo = v[63:0];
+        end
+    endfunction
+
+    function [63:0] f_alo(input [95:0] x, input [4:0] bits);                         // X: A field
+        reg [95:0] v;
+        integer k;
+        begin
+            v = x;
+            for (k = 4; k >= 0; k = k - 1) begin
+                if (bits[k]) begin
+                    v = v >> (1 << k);
+                end
+            end
+            f_alo = v[63:0];
         end
     endfunction
 
@@ -220,13 +242,10 @@ module fp_p4_action #(
         end
     endfunction
 
-    function [63:0] f_mask(input [6:0] w);   // w ones (w = 1..64): bit i = i < w, no carry chain
-        integer k;
-        begin
-            for (k = 0; k < 64; k = k + 1) begin
-                f_mask[k] = k < w;
-            end
-        end
+    // w ones (w = 1..64): a shifted constant, which becomes a small function of w per bit (a
+    // relational operator per bit, k < w, would be a carry chain per bit on ECP5)
+    function [63:0] f_mask(input [6:0] w);
+        f_mask = ~({64{1'b1}} << w);
     endfunction
 
     // ---- pipeline enable and output buffer ------------------------------------------------
@@ -262,16 +281,16 @@ module fp_p4_action #(
     wire [(LAST+1)*VALID_BITS-1:0] v_all;
     /* verilator lint_off UNUSEDSIGNAL */
     // the action id is read by the slots' memories up to stage OPS-2; the temporary writes of
-    // the last two slots come after the last temporary read
+    // the last slots come after the last temporary read
     wire [(LAST+1)*AID_WIDTH-1:0]  aid_all;
     wire [OPS*DATA_BITS-1:0]       d_all;
-    wire [(OPS+1)*64*TEMPS-1:0]    t_all;     // stage 0's slot is unused (zero)
+    wire [(OPS+2)*64*TEMPS-1:0]    t_all;     // stage 0's temporaries are zero
     wire [(LAST+1)*2-1:0]          fl_all;    // {digest, exit}
 
     // slot outputs feeding later stages
     wire [OPS*VALID_BITS-1:0]      vop_out;   // slot k: validity after its op (into stage k+1)
-    wire [OPS*PHV_BITS-1:0]        wr_out;    // slot k: PHV after its write (into stage k+5)
-    wire [OPS-1:0]                 te_en;     // slot k: temporary write (into stage k+4)
+    wire [OPS*PHV_BITS-1:0]        wr_out;    // slot k: PHV after its write (into stage k+7)
+    wire [OPS-1:0]                 te_en;     // slot k: temporary write (into stage k+5)
     wire [OPS*TIW-1:0]             te_idx;
     wire [OPS*64-1:0]              te_val;
     /* verilator lint_on UNUSEDSIGNAL */
@@ -291,8 +310,8 @@ module fp_p4_action #(
                 assign v_nx   = in_hdr_valid;
                 assign aid_nx = in_action;
             end else begin : g_prev
-                if (gt >= 5 && gt - 5 < OPS) begin : g_wr
-                    assign p_nx = wr_out[(gt-5)*PHV_BITS +: PHV_BITS];
+                if (gt >= 7 && gt - 7 < OPS) begin : g_wr
+                    assign p_nx = wr_out[(gt-7)*PHV_BITS +: PHV_BITS];
                 end else begin : g_pass
                     assign p_nx = p_all[(gt-1)*PHV_BITS +: PHV_BITS];
                 end
@@ -346,14 +365,14 @@ module fp_p4_action #(
                 assign d_all[gt*DATA_BITS +: DATA_BITS] = d_q;
             end
 
-            // temporaries: read by the X stages (stages 1 .. OPS); slot k's write lands in stage k+4
+            // temporaries: read by the O stages (stages 2 .. OPS+1); slot k's write lands in stage k+5
             if (gt == 0) begin : g_t0
                 assign t_all[64*TEMPS-1:0] = {64*TEMPS{1'b0}};
-            end else if (gt <= OPS) begin : g_temps
+            end else if (gt <= OPS + 1) begin : g_temps
                 reg  [64*TEMPS-1:0] t_q;
                 wire [64*TEMPS-1:0] t_prev = t_all[(gt-1)*64*TEMPS +: 64*TEMPS];
-                if (gt >= 4) begin : g_write
-                    localparam K = gt - 4;     // the slot whose W stage is stage gt-1
+                if (gt >= 5) begin : g_write
+                    localparam K = gt - 5;     // the slot whose E2 stage is stage gt-1
                     for (gi = 0; gi < TEMPS; gi = gi + 1) begin : g_t
                         localparam [31:0] I32 = gi;
                         always @(posedge clk) begin
@@ -399,15 +418,36 @@ module fp_p4_action #(
             );
             assign words[gk*OP_WIDTH +: OP_WIDTH] = w;
 
-            // -- R (stage k): operand windows, validity op --
+            // -- R (stage k): the A field's two containers, the B field's high shift, the
+            //    validity op; the word decoded for the later stages --
             wire [PHV_BITS-1:0]   p_r = p_all[gk*PHV_BITS +: PHV_BITS];
             wire [VALID_BITS-1:0] v_r = v_all[gk*VALID_BITS +: VALID_BITS];
             wire [DATA_BITS-1:0]  d_r = d_all[gk*DATA_BITS +: DATA_BITS];
 
             wire [SHW-1:0]        a_sh  = w[O_ASH +: SHW];
             wire [DSW-1:0]        b_sh  = w[O_BSH +: DSW];
-            wire [71:0]           a_win = f_win({72'd0, p_r}, a_sh[SHW-1:3]);
-            wire [63:0]           b_fld = f_data({64'd0, d_r}, b_sh);
+            wire [SHW-1:0]        d_sh  = w[O_DSH +: SHW];
+            /* verilator lint_off UNUSEDSIGNAL */
+            wire [SHW+5:0]        a_shx = {6'd0, a_sh};
+            wire [SHW+5:0]        d_shx = {6'd0, d_sh};
+            /* verilator lint_on UNUSEDSIGNAL */
+            wire [CW-1:0]         a_c   = a_shx[CW+5:6];     // the field's first container
+            wire [31:0]           a_c32 = {{(32-CW){1'b0}}, a_c};
+            wire [PXW-1:0]        p_x   = {{(PXW-PHV_BITS){1'b0}}, p_r};
+            reg  [63:0]           c_ev, c_od;
+            integer m;
+            always @(*) begin
+                c_ev = 64'd0;
+                c_od = 64'd0;
+                for (m = 0; m < NH; m = m + 1) begin
+                    // even container 2m is read for c = 2m and 2m-1, odd 2m+1 for c = 2m+1 and 2m
+                    c_ev = c_ev | ({64{a_c32 == 2 * m || a_c32 == 2 * m - 1}} & p_x[128*m +: 64]);
+                    c_od = c_od | ({64{a_c32 == 2 * m + 1 || a_c32 == 2 * m}} & p_x[128*m + 64 +: 64]);
+                end
+            end
+            wire [127:0]          a_win = a_c[0] ? {c_ev, c_od} : {c_od, c_ev};   // {c+1, c}
+            wire [95:0]           a_w96 = a_shx[5] ? a_win[127:32] : a_win[95:0];
+            wire [BPW-1:0]        b_hi  = f_bhi({{BPW{1'b0}}, d_r}, b_sh);
             /* verilator lint_off UNUSEDSIGNAL */
             wire [VALID_BITS-1:0] a_vsh = v_r >> a_sh[VIW-1:0];   // bit 0 is the validity bit read
             /* verilator lint_on UNUSEDSIGNAL */
@@ -418,11 +458,8 @@ module fp_p4_action #(
             wire [VIW-1:0]        vhi  = w[O_VHI +: VIW];
             wire [VIW:0]          varg = w[O_VARG +: VIW + 1];
             reg  [VALID_BITS-1:0] vrange, vsrc, vres;
-            integer j;
             always @(*) begin
-                for (j = 0; j < VALID_BITS; j = j + 1) begin
-                    vrange[j] = j >= vlo && j <= vhi;
-                end
+                vrange = ({VALID_BITS{1'b1}} << vlo) & ~(({VALID_BITS{1'b1}} << vhi) << 1);
                 vsrc = v_r & vrange;
                 if (varg[VIW]) begin
                     vsrc = vsrc >> (~varg + 1'b1);
@@ -441,61 +478,115 @@ module fp_p4_action #(
             end
             assign vop_out[gk*VALID_BITS +: VALID_BITS] = vres;
 
-            reg [4:0]  r_alu;
-            reg        r_swap;
-            reg [1:0]  r_ak, r_bk, r_dk;
-            reg [2:0]  r_abit;
-            reg [TIW-1:0] r_aidx, r_bidx, r_cidx;
-            reg [63:0] r_imm, r_braw, r_amask, r_bmask, r_dmask;
-            reg [71:0] r_awin;
-            reg        r_avb;
-            reg [SHW-1:0] r_dsh;
+            wire [4:0]    alu = w[O_ALU +: 5];
+            reg  [95:0]   r_awin;
+            reg  [4:0]    r_ash;
+            reg  [BPW-1:0] r_bhi;
+            reg  [BLO-1:0] r_bsh;
+            reg  [63:0]   r_amask, r_bmask, r_imm;
+            reg  [1:0]    r_ak, r_bk, r_dk;
+            reg           r_avb, r_swap, r_shr;
+            reg  [TIW-1:0] r_aidx, r_bidx, r_cidx, r_tidx;
+            reg           r_sub;     // the adder subtracts (sub, lt, le)
+            reg  [5:0]    r_grp;     // one-hot: move, sum, logic, shift, 1-bit, mux
+            reg           r_movy;    // move: Y (else X)
+            reg  [1:0]    r_lop;     // logic: and, or, xor, not
+            reg  [2:0]    r_bop;     // 1-bit: eq, ne, lt, le, land, lor, lnot, bool
+            reg  [5:0]    r_dr;      // destination: bit in its container
+            reg  [CW-1:0] r_dc;      // ... its first container
+            reg  [6:0]    r_dend;    // ... r_dr + width (<= 127)
             always @(posedge clk) begin
                 if (en) begin
-                    r_alu  <= w[O_ALU +: 5];
-                    r_swap <= w[O_SWAP];
-                    r_ak   <= w[O_AK +: 2];
-                    r_abit <= a_sh[2:0];
-                    r_aidx <= a_sh[TIW-1:0];
-                    r_bk   <= w[O_BK +: 2];
-                    r_bidx <= b_sh[TIW-1:0];
-                    r_imm  <= w[O_IMM +: 64];
-                    r_cidx <= w[O_C +: TIW];
-                    r_dk   <= w[O_DK +: 2];
-                    r_dsh  <= w[O_DSH +: SHW];
+                    r_awin  <= a_w96;
+                    r_ash   <= a_shx[4:0];
+                    r_bhi   <= b_hi;
+                    r_bsh   <= b_sh[BLO-1:0];
                     r_amask <= f_mask(w[O_AW +: 7]);
                     r_bmask <= f_mask(w[O_BW +: 7]);
-                    r_dmask <= f_mask(w[O_DW +: 7]);
-                    r_awin <= a_win;
-                    r_braw <= b_fld;
-                    r_avb  <= a_vsh[0];
+                    r_imm   <= w[O_IMM +: 64];
+                    r_ak    <= w[O_AK +: 2];
+                    r_bk    <= w[O_BK +: 2];
+                    r_dk    <= w[O_DK +: 2];
+                    r_avb   <= a_vsh[0];
+                    r_swap  <= w[O_SWAP];
+                    r_shr   <= alu == ALU_SHR;
+                    r_aidx  <= a_sh[TIW-1:0];
+                    r_bidx  <= b_sh[TIW-1:0];
+                    r_cidx  <= w[O_C +: TIW];
+                    r_tidx  <= d_sh[TIW-1:0];
+                    r_sub   <= alu == ALU_SUB || alu == ALU_LT || alu == ALU_LE;
+                    r_grp   <= {alu == ALU_MUX,
+                                alu == ALU_EQ || alu == ALU_NE || alu == ALU_LT || alu == ALU_LE
+                                    || alu == ALU_LAND || alu == ALU_LOR || alu == ALU_LNOT || alu == ALU_BOOL,
+                                alu == ALU_SHL || alu == ALU_SHR,
+                                alu == ALU_AND || alu == ALU_OR || alu == ALU_XOR || alu == ALU_NOT,
+                                alu == ALU_ADD || alu == ALU_SUB,
+                                alu == ALU_MOVX || alu == ALU_MOVY};
+                    r_movy  <= alu == ALU_MOVY;
+                    r_lop   <= alu[1:0];                  // AND 4, OR 5, XOR 6, NOT 7
+                    r_bop   <= alu[2:0] - 3'd2;           // EQ 10 .. BOOL 17 -> 0 .. 7
+                    r_dr    <= d_shx[5:0];
+                    r_dc    <= d_shx[CW+5:6];
+                    r_dend  <= {1'b0, d_shx[5:0]} + w[O_DW +: 7];
                 end
             end
 
-            // -- X (stage k+1): operands --
-            wire [64*TEMPS-1:0] t_x = t_all[(gk+1)*64*TEMPS +: 64*TEMPS];
-            /* verilator lint_off UNUSEDSIGNAL */
-            wire [71:0]         a_al = r_awin >> r_abit;     // bits 71:64 are shifted-out window
-            /* verilator lint_on UNUSEDSIGNAL */
+            // -- X (stage k+1): the fields aligned and masked --
+            reg  [63:0]   x_afld, x_bfld, x_imm;
+            reg  [1:0]    x_ak, x_bk, x_dk;
+            reg           x_avb, x_swap, x_shr, x_sub, x_movy;
+            reg  [TIW-1:0] x_aidx, x_bidx, x_cidx, x_tidx;
+            reg  [5:0]    x_grp;
+            reg  [1:0]    x_lop;
+            reg  [2:0]    x_bop;
+            reg  [5:0]    x_dr;
+            reg  [CW-1:0] x_dc;
+            reg  [6:0]    x_dend;
+            always @(posedge clk) begin
+                if (en) begin
+                    x_afld <= f_alo(r_awin, r_ash) & r_amask;
+                    x_bfld <= f_blo(r_bhi, r_bsh) & r_bmask;
+                    x_imm  <= r_imm;
+                    x_ak   <= r_ak;
+                    x_bk   <= r_bk;
+                    x_dk   <= r_dk;
+                    x_avb  <= r_avb;
+                    x_swap <= r_swap;
+                    x_shr  <= r_shr;
+                    x_sub  <= r_sub;
+                    x_movy <= r_movy;
+                    x_aidx <= r_aidx;
+                    x_bidx <= r_bidx;
+                    x_cidx <= r_cidx;
+                    x_tidx <= r_tidx;
+                    x_grp  <= r_grp;
+                    x_lop  <= r_lop;
+                    x_bop  <= r_bop;
+                    x_dr   <= r_dr;
+                    x_dc   <= r_dc;
+                    x_dend <= r_dend;
+                end
+            end
+
+            // -- O (stage k+2): the operands (temporaries read here), swapped --
+            wire [64*TEMPS-1:0] t_o = t_all[(gk+2)*64*TEMPS +: 64*TEMPS];
             reg  [63:0]         op_a, op_b;
             always @(*) begin
-                case (r_ak)
-                    2'd0:    op_a = a_al[63:0] & r_amask;
-                    2'd1:    op_a = t_x[r_aidx*64 +: 64];
-                    2'd2:    op_a = {63'd0, r_avb};
+                case (x_ak)
+                    2'd0:    op_a = x_afld;
+                    2'd1:    op_a = t_o[x_aidx*64 +: 64];
+                    2'd2:    op_a = {63'd0, x_avb};
                     default: op_a = 64'd0;
                 endcase
-                case (r_bk)
-                    2'd0:    op_b = r_imm;
-                    2'd1:    op_b = (r_braw & r_bmask) | r_imm;
-                    2'd2:    op_b = t_x[r_bidx*64 +: 64];
+                case (x_bk)
+                    2'd0:    op_b = x_imm;
+                    2'd1:    op_b = x_bfld | x_imm;
+                    2'd2:    op_b = t_o[x_bidx*64 +: 64];
                     default: op_b = 64'd0;
                 endcase
             end
-
-            // the ALU's groups, decoded here: move, adder, logic, shifter, compare/boolean, mux
-            wire [63:0]   opx = r_swap ? op_b : op_a;
-            wire [63:0]   opy = r_swap ? op_a : op_b;
+            wire [63:0]   opx = x_swap ? op_b : op_a;
+            wire [63:0]   opy = x_swap ? op_a : op_b;
             reg  [63:0]   opx_rev;
             integer       q;
             always @(*) begin
@@ -503,128 +594,175 @@ module fp_p4_action #(
                     opx_rev[q] = opx[63 - q];
                 end
             end
-            reg           x_sub;     // the adder subtracts (sub, lt, le)
-            reg [5:0]     x_grp;     // one-hot: move, sum, logic, shift, 1-bit, mux
-            reg           x_movy;    // move: Y (else X)
-            reg [1:0]     x_lop;     // logic: and, or, xor, not
-            reg           x_shr;     // shift right (the shifter works on reversed bits)
-            reg [2:0]     x_bop;     // 1-bit: eq, ne, lt, le, land, lor, lnot, bool
-            reg [1:0]     x_dk;
-            reg [SHW-1:0] x_dsh;
-            reg [63:0]    x_dmask;
-            reg [63:0]    x_x, x_y, x_sh;
-            reg           x_c;
+            reg  [63:0]   o_x, o_y, o_sh;
+            reg           o_c, o_shr, o_sub, o_movy;
+            reg  [5:0]    o_grp;
+            reg  [1:0]    o_lop, o_dk;
+            reg  [2:0]    o_bop;
+            reg  [TIW-1:0] o_tidx;
+            reg  [5:0]    o_dr;
+            reg  [CW-1:0] o_dc;
+            reg  [6:0]    o_dend;
             always @(posedge clk) begin
                 if (en) begin
-                    x_sub   <= r_alu == ALU_SUB || r_alu == ALU_LT || r_alu == ALU_LE;
-                    x_grp   <= {r_alu == ALU_MUX,
-                                r_alu >= ALU_EQ && r_alu <= ALU_BOOL,
-                                r_alu == ALU_SHL || r_alu == ALU_SHR,
-                                r_alu >= ALU_AND && r_alu <= ALU_NOT,
-                                r_alu == ALU_ADD || r_alu == ALU_SUB,
-                                r_alu == ALU_MOVX || r_alu == ALU_MOVY};
-                    x_movy  <= r_alu == ALU_MOVY;
-                    x_lop   <= r_alu[1:0];                  // AND 4, OR 5, XOR 6, NOT 7
-                    x_shr   <= r_alu == ALU_SHR;
-                    x_bop   <= r_alu[2:0] - 3'd2;           // EQ 10 .. BOOL 17 -> 0 .. 7
-                    x_dk    <= r_dk;
-                    x_dsh   <= r_dsh;
-                    x_dmask <= r_dmask;
-                    x_x     <= opx;
-                    x_y     <= opy;
-                    x_sh    <= (r_alu == ALU_SHR) ? opx_rev : opx;
-                    x_c     <= |t_x[r_cidx*64 +: 64];
+                    o_x    <= opx;
+                    o_y    <= opy;
+                    o_sh   <= x_shr ? opx_rev : opx;    // the shifter works on reversed bits for shr
+                    o_c    <= |t_o[x_cidx*64 +: 64];
+                    o_shr  <= x_shr;
+                    o_sub  <= x_sub;
+                    o_movy <= x_movy;
+                    o_grp  <= x_grp;
+                    o_lop  <= x_lop;
+                    o_bop  <= x_bop;
+                    o_dk   <= x_dk;
+                    o_tidx <= x_tidx;
+                    o_dr   <= x_dr;
+                    o_dc   <= x_dc;
+                    o_dend <= x_dend;
                 end
             end
 
-            // -- E (stage k+2): the ALU, grouped; one level of AND-OR picks the group --
-            wire [64:0] sum    = {1'b0, x_x} + {1'b0, x_sub ? ~x_y : x_y} + {64'd0, x_sub};
-            wire        eq     = x_x == x_y;
-            wire        lt     = !sum[64];
-            wire        big    = |x_y[63:6];
-            wire [63:0] sh_out = big ? 64'd0 : x_sh << x_y[5:0];
-            reg  [63:0] sh_res, lg_res;
-            reg         b_res;
+            // -- E1 (stage k+3): the adder, the byte steps of the shifter, the logic unit, move
+            //    and mux, the compares' parts --
+            wire [64:0]   sum = {1'b0, o_x} + {1'b0, o_sub ? ~o_y : o_y} + {64'd0, o_sub};
+            reg  [63:0]   lg_res;
+            reg  [7:0]    eq8;
+            integer       e;
+            always @(*) begin
+                case (o_lop)
+                    2'd0:    lg_res = o_x & o_y;
+                    2'd1:    lg_res = o_x | o_y;
+                    2'd2:    lg_res = o_x ^ o_y;
+                    default: lg_res = ~o_x;
+                endcase
+                for (e = 0; e < 8; e = e + 1) begin
+                    eq8[e] = o_x[8*e +: 8] == o_y[8*e +: 8];
+                end
+            end
+            reg  [64:0]   e_sum;
+            reg  [63:0]   e_sh, e_m1;
+            reg  [7:0]    e_eq8;
+            reg  [2:0]    e_shb, e_bop;
+            reg           e_big, e_orx, e_ory, e_shr, e_gs, e_gh, e_gm, e_gb;
+            reg  [1:0]    e_dk;
+            reg  [TIW-1:0] e_tidx;
+            reg  [5:0]    e_dr;
+            reg  [CW-1:0] e_dc;
+            reg  [6:0]    e_dend;
+            always @(posedge clk) begin
+                if (en) begin
+                    e_sum  <= sum;
+                    e_sh   <= o_sh << {o_y[5:3], 3'b000};
+                    e_shb  <= o_y[2:0];
+                    e_big  <= |o_y[63:6];
+                    e_m1   <= ({64{o_grp[0]}} & (o_movy ? o_y : o_x))
+                            | ({64{o_grp[2]}} & lg_res)
+                            | ({64{o_grp[5]}} & (o_c ? o_x : o_y));
+                    e_eq8  <= eq8;
+                    e_orx  <= |o_x;
+                    e_ory  <= |o_y;
+                    e_shr  <= o_shr;
+                    e_bop  <= o_bop;
+                    e_gs   <= o_grp[1];
+                    e_gh   <= o_grp[3];
+                    e_gm   <= o_grp[0] | o_grp[2] | o_grp[5];
+                    e_gb   <= o_grp[4];
+                    e_dk   <= o_dk;
+                    e_tidx <= o_tidx;
+                    e_dr   <= o_dr;
+                    e_dc   <= o_dc;
+                    e_dend <= o_dend;
+                end
+            end
+
+            // -- E2 (stage k+4): the shifter's bit steps, the 1-bit unit, the group select --
+            wire [63:0]   sh_out = e_big ? 64'd0 : e_sh << e_shb;
+            wire          eq     = &e_eq8;
+            wire          lt     = !e_sum[64];
+            reg  [63:0]   sh_res;
+            reg           b_res;
             always @(*) begin
                 for (q = 0; q < 64; q = q + 1) begin
-                    sh_res[q] = x_shr ? sh_out[63 - q] : sh_out[q];
+                    sh_res[q] = e_shr ? sh_out[63 - q] : sh_out[q];
                 end
-                case (x_lop)
-                    2'd0:    lg_res = x_x & x_y;
-                    2'd1:    lg_res = x_x | x_y;
-                    2'd2:    lg_res = x_x ^ x_y;
-                    default: lg_res = ~x_x;
-                endcase
-                case (x_bop)
+                case (e_bop)
                     3'd0:    b_res = eq;
                     3'd1:    b_res = !eq;
                     3'd2:    b_res = lt;
                     3'd3:    b_res = lt || eq;
-                    3'd4:    b_res = |x_x && |x_y;
-                    3'd5:    b_res = |x_x || |x_y;
-                    3'd6:    b_res = !(|x_x);
-                    default: b_res = |x_x;
+                    3'd4:    b_res = e_orx && e_ory;
+                    3'd5:    b_res = e_orx || e_ory;
+                    3'd6:    b_res = !e_orx;
+                    default: b_res = e_orx;
                 endcase
             end
-            wire [63:0] res = ({64{x_grp[0]}} & (x_movy ? x_y : x_x))
-                            | ({64{x_grp[1]}} & sum[63:0])
-                            | ({64{x_grp[2]}} & lg_res)
-                            | ({64{x_grp[3]}} & sh_res)
-                            | ({64{x_grp[4]}} & {63'd0, b_res})
-                            | ({64{x_grp[5]}} & (x_c ? x_x : x_y));
-
-            reg           e_wr, e_tw;
-            reg [SHW-1:0] e_dsh;
-            reg [63:0]    e_res, e_mask;
+            wire [63:0] res = ({64{e_gs}} & e_sum[63:0])
+                            | ({64{e_gh}} & sh_res)
+                            | ({64{e_gm}} & e_m1)
+                            | ({64{e_gb}} & {63'd0, b_res});
+            reg           f_wr;
+            reg  [5:0]    f_dr;
+            reg  [CW-1:0] f_dc;
+            reg  [6:0]    f_dend;
+            reg  [63:0]   f_res;
             always @(posedge clk) begin
                 if (en) begin
-                    e_wr   <= x_dk == 2'd1;
-                    e_tw   <= x_dk == 2'd2;
-                    e_dsh  <= x_dsh;
-                    e_mask <= x_dmask;
-                    e_res  <= res;
+                    f_wr   <= e_dk == 2'd1;
+                    f_dr   <= e_dr;
+                    f_dc   <= e_dc;
+                    f_dend <= e_dend;
+                    f_res  <= res;
                 end
             end
 
-            // the temporary write, from the result register (it lands in stage k+4)
-            assign te_en[gk]             = e_tw;
-            assign te_idx[gk*TIW +: TIW] = e_dsh[TIW-1:0];
-            assign te_val[gk*64 +: 64]   = e_res;
+            // the temporary write, the result itself (it lands in stage k+5)
+            assign te_en[gk]             = e_dk == 2'd2;
+            assign te_idx[gk*TIW +: TIW] = e_tidx;
+            assign te_val[gk*64 +: 64]   = res;
 
-            // -- W (stage k+3): the result in a window, shifted by its bit and the low bits of its
-            //    byte offset (0..2^LOB - 1 bytes) --
-            reg             m_wr;
-            /* verilator lint_off UNUSEDSIGNAL */
-            reg [BSW-1:0]   m_byte;        // the byte offset: only its high bits are shifted in M
-            /* verilator lint_on UNUSEDSIGNAL */
-            reg [WW-1:0]    m_val, m_msk;
-            wire [WW-1:0]   w_val = {{(WW-72){1'b0}}, {8'd0, e_res & e_mask} << e_dsh[2:0]} << {e_dsh[3 +: LOB], 3'b000};
-            wire [WW-1:0]   w_msk = {{(WW-72){1'b0}}, {8'd0, e_mask} << e_dsh[2:0]} << {e_dsh[3 +: LOB], 3'b000};
+            // -- W (stage k+5): the result's low shift steps (0..15 bits), its mask over the two
+            //    containers it may touch, the containers hit; the two halves are kept by
+            //    container parity (even, odd) so that M needs no further selection --
+            // bits f_dr .. f_dend-1 (shifted constants, as f_mask)
+            wire [127:0]  wm = ({128{1'b1}} << f_dr) & ~({128{1'b1}} << f_dend);
+            reg  [78:0]   m_val;
+            reg  [63:0]   m_mev, m_mod;
+            reg  [1:0]    m_step;
+            reg           m_odd;
+            reg  [NC-1:0] m_hit;
+            wire [31:0]   f_dc32 = {{(32-CW){1'b0}}, f_dc};
+            integer       h;
             always @(posedge clk) begin
                 if (en) begin
-                    m_wr  <= e_wr;
-                    m_byte <= e_dsh[SHW-1:3];
-                    m_val <= w_val;
-                    m_msk <= w_msk;
+                    m_val  <= {15'd0, f_res} << f_dr[3:0];
+                    m_step <= f_dr[5:4];
+                    m_odd  <= f_dc[0];
+                    m_mev  <= f_dc[0] ? wm[127:64] : wm[63:0];
+                    m_mod  <= f_dc[0] ? wm[63:0] : wm[127:64];
+                    for (h = 0; h < NC; h = h + 1) begin
+                        m_hit[h] <= f_wr && (f_dc32 == h || f_dc32 == h - 1);
+                    end
                 end
             end
 
-            // -- M (stage k+4): the rest of the byte shift, merged into the PHV --
+            // -- M (stage k+6): the rest of the shift, merged into the containers hit --
             /* verilator lint_off UNUSEDSIGNAL */
-            // bits above the PHV: a field write never reaches them (the loader checks); the
-            // byte offset's low bits were shifted in W
-            wire [PHV_BITS+WW-1:0] wv, wm;
-            if (HIB > 0) begin : g_hi
-                assign wv = {{PHV_BITS{1'b0}}, m_val} << {m_byte[BSW-1:LOB], {(LOB+3){1'b0}}};
-                assign wm = {{PHV_BITS{1'b0}}, m_msk} << {m_byte[BSW-1:LOB], {(LOB+3){1'b0}}};
-            end else begin : g_lo
-                assign wv = {{PHV_BITS{1'b0}}, m_val};
-                assign wm = {{PHV_BITS{1'b0}}, m_msk};
-            end
+            wire [127:0]  mv  = {49'd0, m_val} << {m_step, 4'b0000};   // bits above 127 never set
             /* verilator lint_on UNUSEDSIGNAL */
-            wire [PHV_BITS-1:0]  p_m = p_all[(gk+4)*PHV_BITS +: PHV_BITS];
-            assign wr_out[gk*PHV_BITS +: PHV_BITS] =
-                m_wr ? ((p_m & ~wm[PHV_BITS-1:0]) | wv[PHV_BITS-1:0]) : p_m;
+            wire [63:0]   mev = m_odd ? mv[127:64] : mv[63:0];
+            wire [63:0]   mod = m_odd ? mv[63:0] : mv[127:64];
+            wire [PHV_BITS-1:0] p_m = p_all[(gk+6)*PHV_BITS +: PHV_BITS];
+            // per container: its half of the window (by parity), its mask half AND its hit
+            /* verilator lint_off UNUSEDSIGNAL */
+            wire [64*NC-1:0] c_val, c_en;        // bits above the PHV: never merged
+            /* verilator lint_on UNUSEDSIGNAL */
+            for (gi = 0; gi < NC; gi = gi + 1) begin : g_cont
+                assign c_val[64*gi +: 64] = (gi % 2 == 0) ? mev : mod;
+                assign c_en[64*gi +: 64]  = {64{m_hit[gi]}} & ((gi % 2 == 0) ? m_mev : m_mod);
+            end
+            wire [PHV_BITS-1:0] p_w = (p_m & ~c_en[PHV_BITS-1:0]) | (c_val[PHV_BITS-1:0] & c_en[PHV_BITS-1:0]);
+            assign wr_out[gk*PHV_BITS +: PHV_BITS] = p_w;
         end
     endgenerate
 

@@ -25,9 +25,9 @@
 //             + 2 (key) + L + 1 (fp_p4_tcam_cascade's LATENCY for KEY_WIDTH = SLOTS*SLOT_BITS,
 //             BLOCK_ENTRIES and BLOCKS, or fp_p4_hash's with use_hash, counted from the edge that
 //             loads its key register) + 1
-//             (result FIFO) + 1 (action register) + OPS + 7 (fp_p4_action): L + OPS + 13, fixed
+//             (result FIFO) + 1 (action register) + OPS + 9 (fp_p4_action): L + OPS + 15, fixed
 //             (PipelineHW.stage_latency() of p4/pipeline_load.py; 128-bit key, 32 entries, OPS 8:
-//             29 cycles).
+//             31 cycles).
 // Throughput: one packet per cycle when FIFO_DEPTH covers the lookup's round trip (the default
 //             32 does for every TCAM latency up to 20); in_ready is a register.
 // Bad input:  none on the packet path (every bit pattern is a PHV); a gate position or slot
