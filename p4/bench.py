@@ -119,7 +119,7 @@ def _latency() -> dict:
     from .parser_load import LATENCY_BASE
     hw = SIM_HW
     return {"stage": hw.stage_latency(), "tcam_in_stage": hw.tcam_latency(), "action_unit": hw.action_hw().latency,
-            "parser_base": LATENCY_BASE, "note": "parser: 7 + its states' cycles after the header window; "
+            "parser_base": LATENCY_BASE, "note": "parser: LATENCY_BASE + its states' cycles after the header window; "
             "deparser: 5 + its steps before the first output beat (p4/docs/parser.md, deparser.md)"}
 
 

@@ -77,12 +77,13 @@ class Geometry:
         L = {"SW": sw, "SKW": skw, "PW": pw, "VW": vw, "AW": aw, "KW": kw}
         o = 0
         for name, w in (("EXT_EN", 1), ("EXT_STK", 1), ("EXT_SID", skw), ("EXT_LEN", 8), ("EXT_PHV", pw),
-                        ("EXT_VB", vw), ("ADV", 8), ("VAR_EN", 1), ("VAR_OFF", 9), ("VAR_SHR", 3),
-                        ("VAR_MSK", 8), ("VAR_SHL", 3), ("VAR_SUB", 9)):
+                        ("EXT_VB", vw), ("POST", 12), ("VAR_EN", 1), ("VAR_OFF", 9), ("VAR_SHR", 3),
+                        ("VAR_MSK", 8), ("VAR_SHL", 3)):
             L[name] = o
             o += w
         L["KB"] = o
-        o += 11 * self.key_bytes
+        L["KBW"] = 14
+        o += L["KBW"] * self.key_bytes
         L["TR"] = o
         L["TRW"] = 2 + aw + 2 * kw
         o += self.trans * L["TRW"]
@@ -137,12 +138,19 @@ class HwResult:
         return LATENCY_BASE + self.cycles
 
 
-LATENCY_BASE = 7  # window complete -> m_phv_tvalid, beyond the states' cycles (fp_p4_parser's header)
+LATENCY_BASE = 10  # window complete -> m_phv_tvalid, beyond the states' cycles (fp_p4_parser's header)
 
 
-def state_cycles(ext_len: int, ext_bytes: int) -> int:
-    """T(s): the cycles the engine spends in a state (c0, then max(4, chunks))."""
-    return 1 + max(4, -(-ext_len // ext_bytes))
+def state_cycles(s: HwState, pbit: int, ext_bytes: int) -> int:
+    """T(s): the cycles the engine spends in a state: 7 (row read, 2 row registers, offsets,
+    key, match, outcome), 10 with a variable length (its byte: read, field, addition), or the
+    PHV words the extraction touches (one per cycle) when more; pbit is the extraction's PHV bit
+    offset."""
+    base = 10 if s.var is not None else 7
+    if s.ext is None and s.stack is None:
+        return base
+    xw = 8 * ext_bytes
+    return max(base, -(-(pbit % xw + 8 * s.ext_len) // xw))
 
 
 @dataclass
@@ -178,17 +186,19 @@ class Image:
             else:
                 put(L["EXT_PHV"], L["PW"], s.ext_phv)
                 put(L["EXT_VB"], L["VW"], s.ext_vbit)
-        put(L["ADV"], 8, s.adv)
-        if s.var is not None:
-            voff, shr, msk, shl, sub = s.var
+        var = s.var is not None
+        post = s.ext_len + s.adv - (s.var[4] if var else 0)  # after the advance, less the variable part
+        put(L["POST"], 12, post & 0xFFF)
+        if var:
+            voff, shr, msk, shl, _ = s.var
             put(L["VAR_EN"], 1, 1)
             put(L["VAR_OFF"], 9, voff & 0x1FF)
             put(L["VAR_SHR"], 3, shr)
             put(L["VAR_MSK"], 8, msk)
             put(L["VAR_SHL"], 3, shl)
-            put(L["VAR_SUB"], 9, sub)
         for i, kb in enumerate(s.keybytes):
-            put(L["KB"] + 11 * i, 11, (kb.off & 0x1FF) | (int(kb.post) << 9) | (int(kb.la) << 10))
+            o = (kb.off + (post if kb.post else 0)) & 0xFFF  # from the state's start
+            put(L["KB"] + L["KBW"] * i, L["KBW"], o | (int(kb.post and var) << 12) | (int(kb.la) << 13))
         kinds = {"goto": 1, "accept": 2, "verify": 3, "nomatch": 0}
         for i, e in enumerate(s.entries):
             base = L["TR"] + L["TRW"] * i
@@ -234,7 +244,7 @@ class Image:
         while True:
             s = self.states[st]
             path.append(s.name)
-            cycles += state_cycles(s.ext_len, g.ext_bytes)
+            cycles += state_cycles(s, stk[s.stack][1] if s.stack is not None else s.ext_phv, g.ext_bytes)
             timeout = vis >= self.limit
             ext_en = s.ext is not None or s.stack is not None
             full = s.stack is not None and stk[s.stack][0] >= info[s.stack][1]

@@ -5,36 +5,43 @@
 // graph (p4/parser_load.py writes both; datasheet p4/docs/parser.md).
 //
 // Data path. The packet passes through unchanged (s_axis -> fp_axis_register -> m_axis). Its
-// first HDR_BYTES bytes (the window; fewer when the packet is shorter) are captured; once the
-// window is complete the engine takes a copy and parses it while the next window is captured.
-// Per packet one result leaves on m_phv (valid/ready): the PHV (PHV_BITS, bit PHV_BITS-1 = PHV
-// bit 0 of the compiler's layout, MSB first), the header validity vector, parser_error (the
-// program's code) and the payload offset (bytes consumed). Results leave in packet order.
+// first HDR_BYTES bytes (the window; fewer when the packet is shorter) are written into a LUT RAM
+// of two windows; once the window is complete the engine parses it while the next packet's
+// window is written into the other half. Per packet one result leaves on m_phv (valid/ready):
+// the PHV (PHV_BITS, bit PHV_BITS-1 = PHV bit 0 of the compiler's layout, MSB first), the header
+// validity vector, parser_error (the program's code) and the payload offset (bytes consumed).
+// Results leave in packet order.
 //
-// Engine, per visited state (a row of the state table, read into a register):
-//   c0 read the row (and the visit limit check); c1 checks (stack bound, extract fits), the
-//   variable length ((window byte >> shr & mask) << shl) - sub (IPv4 IHL); c2 the valid bit and
-//   stack update, the KEY_BYTES key bytes, each at a signed offset from the state's start or
-//   from after its advance, lookahead bounds; c3 the first of TRANS value/mask entries that
-//   matches (goto, accept, or a verify's error); c4 (or later, see below) the outcome.
-//   The extraction runs beside it: EXT_BYTES bytes per cycle from c3 on, through a 3-stage
-//   pipeline (window funnel, bit rotation to the PHV offset, PHV word write).
+// Engine, per visited state (a row of the state table: block RAM). Every step is a register
+// stage (for ECP5 at 125-156 MHz):
+//   cw the row's read (its address registered by the previous state's outcome), and the previous
+//   outcome's decision (goto: this state goes on; else the parse ends); cx the RAM's output
+//   registered beside it; c0 the row, the visit limit; c1 offsets from the state's start (one
+//   adder each: the loader stores them with the constant advance folded in), the stack bound and
+//   "the header fits"; c2 the valid bit, the stack update and the extraction start. A state with a variable length reads the RAM word of
+//   its byte in c2, takes the field in c3 (rotation, mask) and adds it in c4. Then K: the
+//   KEY_BYTES key bytes (one RAM port each); M: which of the TRANS value/mask entries match;
+//   O: the first matching entry (goto, accept, or a verify's error) or the default, registered
+//   (the next row's address).
+//   The extraction runs beside it, one PHV word (EXT_BYTES) per cycle from c3 on: RAM words and
+//   mask, shift by bytes, then by bits to the word's bit offset, masked write of that PHV word.
 //   Errors, as bmv2's parser: ParserTimeout (visit limit), StackOutOfBounds, PacketTooShort
 //   (extract), a verify's error, PacketTooShort (advance, then lookahead), NoMatch.
 //
-// Latency:    m_phv: 7 + sum over the visited states of T(s) cycles from the beat that completes
+// Latency:    m_phv: 10 + sum over the visited states of T(s) cycles from the beat that completes
 //             the window (the beat holding byte HDR_BYTES-1, or tlast) to m_phv_tvalid, engine
-//             idle and m_phv ready; T(s) = 1 + max(4, ceil(ext_len(s) / EXT_BYTES)), so fixed
-//             per path through the graph (Ethernet + IPv4 + TCP: 7 + 15 = 22 cycles).
-//             m_axis: 1 cycle (fp_axis_register).
+//             idle and m_phv ready; T(s) = max(7, or 10 with a variable length; the PHV words the
+//             extraction touches), so fixed per path through the graph (Ethernet + IPv4 + TCP:
+//             10 + 24 = 34 cycles). m_axis: 1 cycle (fp_axis_register).
 // Throughput: the stream: 1 beat per cycle while the engine keeps up. The engine: one packet per
-//             6 + sum T(s) cycles (21 for Ethernet + IPv4 + TCP); a window waiting for the engine
+//             9 + sum T(s) cycles (33 for Ethernet + IPv4 + TCP); a window waiting for the engine
 //             stalls s_axis at the next packet's first beat.
 // Bad input:  bad frames (tuser) are parsed and passed on unchanged. A packet shorter than what
 //             the graph reads ends with PacketTooShort at the offset reached; loops end at the
 //             visit limit with ParserTimeout. The loader guarantees that no read goes past the
-//             window; a row never written reads as garbage (load before traffic). Config writes
-//             to a state >= STATES or a word >= the row's words are ignored.
+//             window (window bytes past the packet's end are never used); a row never written
+//             reads as garbage (load before traffic). Config writes to a state >= STATES or a
+//             word >= the row's words are ignored.
 // Config:     cfg_wr_valid/addr/data (32-bit words). addr[15] = 0: state table, addr[14:6]
 //             state, addr[5:0] word: words 0.. fill a staging row, word 63 commits it to the
 //             state (one write, so a row changes whole). addr[15] = 1: global register addr[5:0]
@@ -79,7 +86,7 @@ module fp_p4_parser #(
 
     output reg                   m_phv_tvalid,
     input  wire                  m_phv_tready,
-    output reg  [PHV_BITS-1:0]   m_phv_data,
+    output reg  [PHV_BITS-1:0]   m_phv_data,   // (out_q's top bits)
     output reg  [VALID_BITS-1:0] m_phv_hvalid,
     output reg  [ERR_WIDTH-1:0]  m_phv_error,
     output reg  [15:0]           m_phv_offset,
@@ -138,30 +145,32 @@ module fp_p4_parser #(
     localparam VW   = (VALID_BITS > 1) ? $clog2(VALID_BITS) : 1;
     localparam AW   = (SW > ERR_WIDTH) ? SW : ERR_WIDTH;  // a transition's argument
     localparam KW   = 8 * KEY_BYTES;
-    localparam EB   = $clog2(EXT_BYTES);
-    localparam XW   = 8 * EXT_BYTES;                  // extraction word, bits
+    localparam XW   = 8 * EXT_BYTES;                  // extraction word (a PHV word), bits
     localparam XB   = $clog2(XW);
-    localparam NXW  = HDR_BYTES / EXT_BYTES;          // window words
-    localparam PHV_WORDS = (PHV_BITS + XW - 1) / XW + 1;  // one spare word: a write may straddle
+    localparam QW   = 12;                             // byte offsets (modulo 4096)
+    // the window RAM: 64-bit words (byte 0 in the top bits), two windows (capture, engine)
+    localparam NW   = HDR_BYTES / 8;                  // words per window
+    localparam LNW  = $clog2(NW);
+    localparam WA   = LNW + 1;                        // word address (window, word)
+    localparam SBW  = WA + 6;                         // bit address in the RAM
+    localparam NBW  = DB / 8;                         // words per beat
+    localparam NFW  = (XW < 64) ? 2 : XW / 64 + 1;    // RAM words an extraction word spans
+    localparam PHV_WORDS = (PHV_BITS + XW - 1) / XW;
     localparam PHV_PAD   = PHV_WORDS * XW;
-    localparam QW   = 12;                             // byte offsets (signed arithmetic room)
+    localparam CW   = PW + 1 - XB;                    // PHV word index bits
+    localparam RW   = 13;                             // bits to a header's end (< 128 + 2040)
     // sized copies of the constants that meet registers (every parameter value, same widths)
     localparam [31:0]   HDR32 = HDR_BYTES;
     localparam [31:0]   STATES32 = STATES;
     // reset error codes (fastpath.p4.compiler.CORE_ERRORS) until the loader writes the program's
     localparam [31:0]   ERR_RESET_1 = 1, ERR_RESET_2 = 2, ERR_RESET_3 = 3, ERR_RESET_5 = 5;
     localparam [31:0]   DB32  = DB;
-    localparam [31:0]   EXT32 = EXT_BYTES;
-    localparam [31:0]   EXTM32 = EXT_BYTES - 1;
-    localparam [31:0]   XW32  = 8 * EXT_BYTES;
+    localparam [31:0]   XW32  = XW;
     localparam [8:0]    HDR9  = HDR32[8:0];
     localparam [9:0]    HDR10 = HDR32[9:0];
-    localparam [QW-1:0] HDRQ  = HDR32[QW-1:0];
     localparam [9:0]    DB10  = DB32[9:0];
-    localparam [8:0]    EXT9  = EXT32[8:0];
-    localparam [8:0]    EXTM9 = EXTM32[8:0];
-    localparam [4:0]    EXT5  = EXT32[4:0];
-    localparam [QW-1:0] EXTQ  = EXT32[QW-1:0];
+    localparam [RW-1:0] XWR   = XW32[RW-1:0];
+    localparam [SBW-1:0] XWS  = XW32[SBW-1:0];
 
     // row layout, LSB first (p4/parser_load.py packs the same)
     localparam R_EXT_EN  = 0;
@@ -170,15 +179,14 @@ module fp_p4_parser #(
     localparam R_EXT_LEN = R_EXT_SID + SKW;
     localparam R_EXT_PHV = R_EXT_LEN + 8;
     localparam R_EXT_VB  = R_EXT_PHV + PW;
-    localparam R_ADV     = R_EXT_VB + VW;
-    localparam R_VAR_EN  = R_ADV + 8;
+    localparam R_POST    = R_EXT_VB + VW;             // after the advance, less the variable part
+    localparam R_VAR_EN  = R_POST + QW;
     localparam R_VAR_OFF = R_VAR_EN + 1;
     localparam R_VAR_SHR = R_VAR_OFF + 9;
     localparam R_VAR_MSK = R_VAR_SHR + 3;
     localparam R_VAR_SHL = R_VAR_MSK + 8;
-    localparam R_VAR_SUB = R_VAR_SHL + 3;
-    localparam R_KB      = R_VAR_SUB + 9;
-    localparam KBW       = 11;                        // key byte: offset (9, signed), post, lookahead
+    localparam R_KB      = R_VAR_SHL + 3;
+    localparam KBW       = QW + 2;                    // key byte: offset, + variable length, lookahead
     localparam R_TR      = R_KB + KBW * KEY_BYTES;
     localparam TRW       = 2 + AW + 2 * KW;           // kind, argument, value, mask
     localparam R_DEF     = R_TR + TRANS * TRW;
@@ -198,7 +206,10 @@ module fp_p4_parser #(
     /* verilator lint_off UNUSEDSIGNAL */
     reg [ROW_WORDS*32-1:0] stage_q;
     /* verilator lint_on UNUSEDSIGNAL */
+    (* ram_style = "block", no_rw_check *)
     reg [ROW_BITS-1:0]     table_mem [0:STATES-1];
+    reg [ROW_BITS-1:0]     table_q;     // the block RAM's read register
+    reg [ROW_BITS-1:0]     table2_q;    // its copy
     reg [SW-1:0]           init_q;
     reg [7:0]              limit_q;
     reg [ERR_WIDTH-1:0]    e_pts_q, e_nomatch_q, e_stack_q, e_timeout_q, e_none_q;
@@ -215,14 +226,21 @@ module fp_p4_parser #(
     wire [5:0] cfg_reg   = cfg_wr_addr[5:0];
     wire [31:0] cfg_word32 = {26'd0, cfg_word};   // compared with loop indexes
     wire [31:0] cfg_reg32  = {26'd0, cfg_reg};
+    reg  [SW-1:0] rd_q;                           // the state row read next (engine)
 
     // one loop variable per always block (a variable shared by blocks would have several drivers)
-    integer iw, ig, ib, ic, ik, it, iv, jf, ie;
+    integer iw, ig, ib, ic, ik, it, iv, jf, ie, ia, ja, jt, jk, jh, jc, jo, jp, jw;
 
+    // the state table: block RAM, written whole by a commit, read into table_q every cycle (in
+    // its own block: a read colliding with a commit may return either row, so that synthesis
+    // adds no bypass logic after the RAM)
     always @(posedge clk) begin
         if (cfg_tab && cfg_word == 6'd63 && {23'd0, cfg_state} < STATES32) begin
             table_mem[cfg_state[SW-1:0]] <= stage_q[ROW_BITS-1:0];
         end
+    end
+    always @(posedge clk) begin
+        table_q <= table_mem[rd_q];
     end
 
     always @(posedge clk) begin
@@ -278,7 +296,7 @@ module fp_p4_parser #(
     reg                  cap_full_q;    // a complete window waits for the engine
     reg  [8:0]           cap_cnt_q;     // bytes of the current packet so far, saturating at HDR_BYTES
     reg  [8:0]           cap_len_q;     // min(packet length, HDR_BYTES) of the waiting window
-    reg  [8*HDR_BYTES-1:0] cap_win_q;   // byte i at bits 8i+7..8i
+    reg                  cap_buf_q;     // the RAM window being captured (the engine reads the other)
     wire                 reg_tready;
     wire                 in_win  = cap_cnt_q < HDR9;
     wire                 cap_ok  = !(cap_full_q && in_win);
@@ -317,38 +335,57 @@ module fp_p4_parser #(
         end
     end
 
-    localparam LDB = $clog2(DB);
-    wire [31:0] cap_beat32 = {{(32-9+LDB){1'b0}}, cap_cnt_q[8:LDB]};  // the beat's place in the window
-    wire [9:0] cap_next = {1'b0, cap_cnt_q} + (s_axis_tlast ? {2'b00, beat_bytes} : DB10);
-    wire [8:0] cap_sat  = (cap_next >= HDR10) ? HDR9 : cap_next[8:0];
+    // (cap_cnt_q is a multiple of DB inside the window, so a last beat ends inside it too)
+    wire       cap_end  = {1'b0, cap_cnt_q} >= HDR10 - DB10;    // this beat completes the window
+    wire [8:0] cap_step = cap_cnt_q + DB10[8:0];
+
+    // the window RAM (LUT RAM, asynchronous reads): word {window, byte offset / 8}, packet byte
+    // 8w + k at bits 63-8k..56-8k, so that the RAM is a bit stream MSB first
+    reg  [63:0]   win_mem [0:2*NW-1];
+    wire [WA-1:0] cap_wa = {cap_buf_q, cap_cnt_q[HW-1:3]};
+
+    wire [DATA_WIDTH-1:0] cap_swap;   // each 64-bit word of the beat with its bytes reversed
+    genvar gc;
+    generate
+        for (gc = 0; gc < DB; gc = gc + 1) begin : g_swap
+            assign cap_swap[64*(gc/8) + 56 - 8*(gc%8) +: 8] = s_axis_tdata[8*gc +: 8];
+        end
+    endgenerate
+
+    always @(posedge clk) begin
+        if (beat && in_win) begin
+            for (ic = 0; ic < NBW; ic = ic + 1) begin
+                win_mem[cap_wa + ic[WA-1:0]] <= cap_swap[64*ic +: 64];
+            end
+        end
+    end
 
     always @(posedge clk) begin
         if (rst) begin
             cap_full_q <= 1'b0;
             cap_cnt_q  <= 9'd0;
             cap_len_q  <= 9'd0;
-            cap_win_q  <= {8*HDR_BYTES{1'b0}};
+            cap_buf_q  <= 1'b0;
         end else begin
             if (take) begin
                 cap_full_q <= 1'b0;
+                cap_buf_q  <= !cap_buf_q;
             end
             if (beat) begin
                 if (in_win) begin
-                    for (ic = 0; ic < HDR_BYTES / DB; ic = ic + 1) begin
-                        if (cap_beat32 == ic) begin
-                            cap_win_q[8*DB*ic +: 8*DB] <= s_axis_tdata;
-                        end
-                    end
-                    if (s_axis_tlast || cap_next >= HDR10) begin
+                    if (s_axis_tlast || cap_end) begin
                         cap_full_q <= 1'b1;
-                        cap_len_q  <= cap_sat;
+                        cap_len_q  <= s_axis_tlast ? cap_cnt_q + {1'b0, beat_bytes} : HDR9;
                     end
                 end
-                cap_cnt_q <= s_axis_tlast ? 9'd0 : cap_sat;
+                if (s_axis_tlast) begin
+                    cap_cnt_q <= 9'd0;
+                end else if (in_win) begin
+                    cap_cnt_q <= cap_step;
+                end
             end
         end
     end
-
     // ---- engine -----------------------------------------------------------------------------
     localparam [1:0] E_IDLE = 2'd0, E_RUN = 2'd1, E_DRAIN = 2'd2, E_OUT = 2'd3;
 
@@ -356,30 +393,40 @@ module fp_p4_parser #(
     reg  [ERR_WIDTH-1:0]   res_err_q;    // the finished packet's parser_error and payload offset,
     reg  [15:0]            res_off_q;    // to m_phv with its PHV in E_OUT
     reg  [7:0]             cyc_q;        // cycle within the state (c0..), or drain count
-    reg  [8*HDR_BYTES-1:0] win_q;
+    reg  [7:0]             last_q;       // the state's last cycle (its outcome)
+    reg                    buf_q;        // the RAM window being parsed
     reg  [8:0]             len_q;
-    reg  [SW-1:0]          st_q;
     reg  [QW-1:0]          off_q;        // the state's start
+    reg  [QW-1:0]          room_q;       // len_q - off_q
     reg  [7:0]             vis_q;        // states visited before this one
-    reg  [ROW_BITS-1:0]    row_q;
+    reg  [ROW_BITS-1:0]    row_q;        // the state's row (table_q a cycle later: c1 ..)
     reg  [3:0]             stk_cnt_q  [0:STACKS-1];
     reg  [PW-1:0]          stk_phv_q  [0:STACKS-1];
     reg  [VW-1:0]          stk_vb_q   [0:STACKS-1];
     reg  [VALID_BITS-1:0]  hvalid_q;
     reg  [PHV_PAD-1:0]     phv_q;        // word w at bits PHV_PAD-1-XW*w downto PHV_PAD-XW*(w+1)
 
-    // outcome flags of the state
-    reg                    timeout_q, ext_err_q, adv_short_q, la_short_q, m_hit_q;
+    // the state's registered intermediate results
+    reg                    timeout_q, ext_stk_q, ext_err_q;
+    reg                    adv_short_q, la_short_q;
+    reg  [SKW-1:0]         ext_sid_q;
+    reg  [PW-1:0]          ext_phv_q;
+    reg  [VW-1:0]          ext_vb_q;
     reg  [ERR_WIDTH-1:0]   ext_code_q;
-    reg  [7:0]             last_q;       // the cycle of the outcome: max(4, chunks)
+    reg  [RW-1:0]          rem0_q;       // bits from the first PHV word's start to the header's end
     reg  [QW-1:0]          pre_q;        // after the extraction
-    reg  [QW-1:0]          post_q;       // after the advance
-    reg  [QW-1:0]          varlen_q;
+    reg  [QW-1:0]          post_q;       // after the advance (its constant part until c4)
+    reg  [QW-1:0]          kb0_q;        // key byte 0's offset while port 0 reads the length byte
+    reg  [5:0]             vsel_q;       // the length field's bit position in the word read
+    reg  [QW-1:0]          vmsk_q;       // mask << shl
+    reg  [QW-1:0]          fld_q;        // the variable part: ((byte >> shr) & mask) << shl
+    reg  [QW*KEY_BYTES-1:0] ka_q;        // key byte k's offset (port 0: the length byte first)
+    reg  [63:0]            vword_q;      // the RAM word holding the length byte
     reg  [KW-1:0]          key_q;
-    reg  [1:0]             m_kind_q;
-    reg  [AW-1:0]          m_arg_q;
+    reg  [TRANS-1:0]       hits;         // entry t matches
 
     assign take = (e_q == E_IDLE) && cap_full_q;
+    wire   out_ce = (e_q == E_OUT) && (!m_phv_tvalid || m_phv_tready);  // the result is registered
 
     // row fields
     wire               r_ext_en  = row_q[R_EXT_EN];
@@ -388,90 +435,127 @@ module fp_p4_parser #(
     wire [7:0]         r_ext_len = row_q[R_EXT_LEN +: 8];
     wire [PW-1:0]      r_ext_phv = row_q[R_EXT_PHV +: PW];
     wire [VW-1:0]      r_ext_vb  = row_q[R_EXT_VB +: VW];
-    wire [7:0]         r_adv     = row_q[R_ADV +: 8];
+    wire [QW-1:0]      r_post    = row_q[R_POST +: QW];
     wire               r_var_en  = row_q[R_VAR_EN];
     wire [8:0]         r_var_off = row_q[R_VAR_OFF +: 9];
     wire [2:0]         r_var_shr = row_q[R_VAR_SHR +: 3];
     wire [7:0]         r_var_msk = row_q[R_VAR_MSK +: 8];
     wire [2:0]         r_var_shl = row_q[R_VAR_SHL +: 3];
-    wire [8:0]         r_var_sub = row_q[R_VAR_SUB +: 9];
     wire [1:0]         r_def_k   = row_q[R_DEF +: 2];
     wire [AW-1:0]      r_def_a   = row_q[R_DEF + 2 +: AW];
 
+    // the schedule (cyc_q: cw 0, cx 1, c0 2, ..): cw row read, c0 row, c1 offsets and checks, c2 the
+    // extraction starts; with a variable length c2 reads its word, c3 takes the field, c4 adds
+    // it; then K key bytes, M matches, O outcome (at last_q: 6, 9 or later)
+    reg  [8:0]         ph_q;         // one-hot: the state's cycle (E_RUN): cw, cx, c0 .. c6
+    reg                o_do_q;       // the next cycle is the outcome's (cyc_q + 1 == last_q)
+    wire               cw    = ph_q[0];
+    wire               c0    = ph_q[2];
+    wire               c1    = ph_q[3];
+    wire               c2    = ph_q[4];
+    wire               c3    = ph_q[5];
+    wire               c4    = ph_q[6];
+    wire               c5    = ph_q[7];
+    wire               c6    = ph_q[8];
+    wire               k_do  = r_var_en ? c5 : c2;
+    wire               m_do  = r_var_en ? c6 : c3;
+    wire               o_do  = o_do_q;
+
     wire [SKW-1:0]     sid       = (STACKS > 1) ? r_ext_sid : {SKW{1'b0}};
-    wire               stk_full  = r_ext_stk && (stk_cnt_q[sid] >= stk_size_q[sid]);
-    wire [QW-1:0]      len12     = {{(QW-9){1'b0}}, len_q};
-    wire [QW-1:0]      ext_end   = off_q + {{(QW-8){1'b0}}, r_ext_len};
-    wire               ext_fits  = ext_end <= len12;
-    // c1 registers the checks; c2 applies the extraction (ext_ok is an AND of flip-flops)
-    reg                stk_full_q, ext_fits_q, ext_stk_q;
-    reg  [SKW-1:0]     ext_sid_q;
-    reg  [PW-1:0]      ext_phv_q;
-    reg  [VW-1:0]      ext_vb_q;
-    wire               ext_ok    = r_ext_en && !timeout_q && !stk_full_q && ext_fits_q;
-    wire [8:0]         chunks    = ({1'b0, r_ext_len} + EXTM9) >> EB;
     wire [PW-1:0]      ext_phv   = r_ext_stk ? stk_phv_q[sid] : r_ext_phv;
     wire [VW-1:0]      ext_vb    = r_ext_stk ? stk_vb_q[sid] : r_ext_vb;
+    wire               stk_full  = r_ext_stk && (stk_cnt_q[sid] >= stk_size_q[sid]);
+    wire               ext_fits  = {{(QW-8){1'b0}}, r_ext_len} <= room_q;
+    reg                ext_ok_q;     // c1: the extraction happens
+    reg  [PW-1:0]      stk_phv_n_q;  // c1: the stack's pointers after it
+    reg  [VW-1:0]      stk_vb_n_q;
+    reg  [3:0]         stk_cnt_n_q;
+    wire [QW-1:0]      len12     = {{(QW-9){1'b0}}, len_q};
+    wire [QW-1:0]      var_at    = off_q + {{(QW-9){r_var_off[8]}}, r_var_off};
+    wire [2:0]         var_byte  = off_q[2:0] + r_var_off[2:0];
+    // the field's lowest bit in the 64-bit word: byte k is bits 63-8k..56-8k
+    wire [5:0]         vsel      = 6'd56 - {var_byte, 3'b000} + {3'b000, r_var_shr} - {3'b000, r_var_shl};
+    wire [QW-1:0]      vmsk      = {{(QW-8){1'b0}}, r_var_msk} << r_var_shl;
+    wire [RW-1:0]      rem0      = {{(RW-XB){1'b0}}, ext_phv[XB-1:0]} + {{(RW-11){1'b0}}, r_ext_len, 3'b000};
+    wire [RW-1:0]      rem0_m1   = rem0_q - {{(RW-1){1'b0}}, 1'b1};
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [RW-1:0]      nw_m1     = rem0_m1 >> XB;   // the extraction's PHV words - 1
+    /* verilator lint_on UNUSEDSIGNAL */
+    reg  [7:0]         nw_last;      // c2: the extraction's PHV words - 1 (0 without one)
+    wire [7:0]         base_last = r_var_en ? 8'd9 : 8'd6;
 
-    // window byte at a byte offset (0 outside the window)
-    function [7:0] win_byte(input [8*HDR_BYTES-1:0] w, input [QW-1:0] o);
-        begin
-            if (o < HDRQ) begin
-                win_byte = w[{o[HW-1:0], 3'b000} +: 8];
-            end else begin
-                win_byte = 8'd0;
-            end
+    // window RAM reads: the key ports (port 0 reads the length byte first)
+    wire [64*KEY_BYTES-1:0] kword;
+    genvar gk;
+    generate
+        for (gk = 0; gk < KEY_BYTES; gk = gk + 1) begin : g_kport
+            assign kword[64*gk +: 64] = win_mem[{buf_q, ka_q[QW*gk + 3 +: LNW]}];
         end
-    endfunction
-
-    // c1: the variable length
-    wire [QW-1:0]      var_at   = off_q + {{(QW-9){r_var_off[8]}}, r_var_off};
-    wire [7:0]         var_byte = win_byte(win_q, var_at);
-    wire [7:0]         var_fld  = (var_byte >> r_var_shr) & r_var_msk;
-    wire [QW-1:0]      var_len  = r_var_en ? (({{(QW-8){1'b0}}, var_fld} << r_var_shl) - {{(QW-9){1'b0}}, r_var_sub})
-                                           : {QW{1'b0}};
-
-    // c2: the advance and the key bytes
-    wire [QW-1:0]      post     = pre_q + {{(QW-8){1'b0}}, r_adv} + varlen_q;
+    endgenerate
+    // (the rotation's low QW bits are the field; synthesis keeps only those)
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [127:0]       vrot = {vword_q, vword_q} >> vsel_q;
+    /* verilator lint_on UNUSEDSIGNAL */
     reg  [KW-1:0]      key_d;
     reg                la_short_d;
-    reg  [QW-1:0]      kb_at;
     always @(*) begin
         key_d      = {KW{1'b0}};
         la_short_d = 1'b0;
-        kb_at      = {QW{1'b0}};
         for (ik = 0; ik < KEY_BYTES; ik = ik + 1) begin
-            kb_at = (row_q[R_KB + KBW*ik + 9] ? post : off_q)
-                  + {{(QW-9){row_q[R_KB + KBW*ik + 8]}}, row_q[R_KB + KBW*ik +: 9]};
-            key_d[KW-8-8*ik +: 8] = win_byte(win_q, kb_at);
-            if (row_q[R_KB + KBW*ik + 10] && kb_at >= len12) la_short_d = 1'b1;
+            key_d[KW-8-8*ik +: 8] = kword[64*ik + 56 - 8*ka_q[QW*ik +: 3] +: 8];
+            if (row_q[R_KB + KBW*ik + QW + 1] && ka_q[QW*ik +: QW] >= len12) la_short_d = 1'b1;
         end
     end
 
-    // c3: the first matching entry
-    reg                m_hit_d;
-    reg  [1:0]         m_kind_d;
-    reg  [AW-1:0]      m_arg_d;
+    // M: which entries match, byte by byte (value is stored masked); an unused entry never
+    reg  [TRANS*KEY_BYTES-1:0] bm_d;
     always @(*) begin
-        m_hit_d  = 1'b0;
-        m_kind_d = K_NONE;
-        m_arg_d  = {AW{1'b0}};
-        for (it = TRANS - 1; it >= 0; it = it - 1) begin
-            if (row_q[R_TR + TRW*it +: 2] != K_NONE &&
-                ((key_q ^ row_q[R_TR + TRW*it + 2 + AW +: KW]) & row_q[R_TR + TRW*it + 2 + AW + KW +: KW]) == {KW{1'b0}}) begin
-                m_hit_d  = 1'b1;
-                m_kind_d = row_q[R_TR + TRW*it +: 2];
-                m_arg_d  = row_q[R_TR + TRW*it + 2 +: AW];
+        for (jt = 0; jt < TRANS; jt = jt + 1) begin
+            for (jk = 0; jk < KEY_BYTES; jk = jk + 1) begin
+                bm_d[KEY_BYTES*jt + jk] = ((key_q[8*jk +: 8] ^ row_q[R_TR + TRW*jt + 2 + AW + 8*jk +: 8])
+                                           & row_q[R_TR + TRW*jt + 2 + AW + KW + 8*jk +: 8]) == 8'd0;
+            end
+            if (row_q[R_TR + TRW*jt +: 2] == K_NONE) bm_d[KEY_BYTES*jt] = 1'b0;
+        end
+    end
+
+    reg  [TRANS-1:0]   hits_d;
+    always @(*) begin
+        for (jh = 0; jh < TRANS; jh = jh + 1) begin
+            hits_d[jh] = &bm_d[KEY_BYTES*jh +: KEY_BYTES];
+        end
+    end
+
+    // O: the first matching entry (one-hot), the outcome
+    reg  [TRANS-1:0]   first;
+    reg  [1:0]         m_kind;
+    reg  [AW-1:0]      m_arg;
+    always @(*) begin
+        m_kind = K_NONE;
+        m_arg  = {AW{1'b0}};
+        for (it = 0; it < TRANS; it = it + 1) begin
+            first[it] = hits[it];
+            for (ia = 0; ia < it; ia = ia + 1) begin
+                if (hits[ia]) first[it] = 1'b0;
+            end
+            if (first[it]) begin
+                m_kind = m_kind | row_q[R_TR + TRW*it +: 2];
+                m_arg  = m_arg | row_q[R_TR + TRW*it + 2 +: AW];
             end
         end
     end
-
-    // the outcome (at cyc_q == last_q)
-    wire [1:0]         o_kind  = m_hit_q ? m_kind_q : r_def_k;
+    wire               m_hit   = |hits;
+    wire [1:0]         o_kind  = m_hit ? m_kind : r_def_k;
     // a goto uses the argument's low SW bits (it is ERR_WIDTH wide for verify errors)
     /* verilator lint_off UNUSEDSIGNAL */
-    wire [AW-1:0]      o_arg   = m_hit_q ? m_arg_q : r_def_a;
+    wire [AW-1:0]      o_arg   = m_hit ? m_arg : r_def_a;
     /* verilator lint_on UNUSEDSIGNAL */
+    // O registers the match and the next row's address; the next cycle (the next state's cw,
+    // begun in case it is a goto) decides: the next state, or the end with an error or accept
+    reg                dec_q;        // cw decides the previous state's outcome
+    reg                vhit_q;       // the first match is a verify's
+    reg  [1:0]         o_kind_q;
+    reg  [AW-1:0]      o_arg_q;
     reg                o_done;
     reg  [ERR_WIDTH-1:0] o_err;
     reg  [QW-1:0]      o_off;
@@ -485,70 +569,81 @@ module fp_p4_parser #(
         end else if (ext_err_q) begin
             o_err = ext_code_q;
             o_off = off_q;
-        end else if (m_hit_q && m_kind_q == K_VERIFY) begin
-            o_err = m_arg_q[ERR_WIDTH-1:0];
+        end else if (vhit_q) begin
+            o_err = o_arg_q[ERR_WIDTH-1:0];
             o_off = pre_q;
         end else if (adv_short_q) begin
             o_err = e_pts_q;
             o_off = pre_q;
         end else if (la_short_q) begin
             o_err = e_pts_q;
-        end else if (o_kind == K_GOTO) begin
+        end else if (o_kind_q == K_GOTO) begin
             o_done = 1'b0;
-        end else if (o_kind != K_ACCEPT) begin
+        end else if (o_kind_q != K_ACCEPT) begin
             o_err = e_nomatch_q;
         end
     end
 
-    // the extraction: chunk generator -> funnel (stage B) -> rotation (stage C) -> PHV write
-    reg                ch_act_q;
-    reg  [QW-1:0]      ch_addr_q;
-    reg  [PW+1:0]      ch_pbit_q;
-    localparam [PW+1:0] XWP = XW32[PW+1:0];
-    reg  [8:0]         ch_left_q;
-    reg                b_v_q, c_v_q;
-    reg  [XW-1:0]      b_d_q, b_m_q;
-    reg  [PW+1-XB:0]   b_w_q, c_w_q;
-    reg  [XB-1:0]      b_r_q;
-    reg  [2*XW-1:0]    c_d_q, c_m_q;
-    wire [31:0]        c_w32 = {{(32-(PW+2-XB)){1'b0}}, c_w_q};
+    // the extraction, one PHV word per cycle: chunk generator (G) -> RAM words and mask (F1)
+    // -> shift by bytes (FB) -> by bits (F2) -> masked write of the PHV word (F3)
+    reg                ch_act_q, ch_first_q;
+    reg  [SBW-1:0]     ch_s_q;       // the stream bit (RAM window included) of the word's bit 0
+    reg  [WA*NFW-1:0]  ch_a_q;       // the RAM words it spans: ch_s_q / 64 + i
+    reg  [SBW-1:0]     s0_q;         // c1: the first word's ch_s_q
+    reg  [RW-1:0]      ch_rem_q;     // bits from the word's start to the header's end
+    reg  [XB-1:0]      ch_r_q;       // the header's first bit in the first word
+    reg  [CW-1:0]      ch_w_q;
+    reg                f1_v_q, fb_v_q, f2_v_q;
+    reg  [64*NFW-1:0]  f1_d_q;       // the RAM words
+    reg  [5:0]         f1_sh_q;
+    reg  [XW+7:0]      fb_d_q;       // shifted by whole bytes
+    reg  [2:0]         fb_sh_q;      // then by bits
+    reg  [XW-1:0]      f1_m_q, fb_m_q, f2_d_q, f2_m_q;
+    reg  [CW-1:0]      f1_w_q, fb_w_q, f2_w_q;
+    wire [31:0]        f2_w32 = {{(32-CW){1'b0}}, f2_w_q};
+    // per word, the RAM words advance by XW / 64 (a 32-bit word: by 1 every other word)
+    wire [WA-1:0]      a_inc  = (XW >= 64) ? XW32[WA+5:6] : {{(WA-1){1'b0}}, ch_s_q[5]};
 
-    wire [31:0]        f_wsel  = {{(32-QW+EB){1'b0}}, ch_addr_q[QW-1:EB]};
-    wire [EB-1:0]      f_sub   = ch_addr_q[EB-1:0];
-    reg  [XW-1:0]      f_w0, f_w1;
+    wire [64*NFW-1:0]  f_words;
+    genvar gf;
+    generate
+        for (gf = 0; gf < NFW; gf = gf + 1) begin : g_fport
+            assign f_words[64*(NFW-1-gf) +: 64] = win_mem[ch_a_q[WA*gf +: WA]];
+        end
+    endgenerate
+    reg  [XW-1:0]      f_mask;
     always @(*) begin
-        f_w0 = {XW{1'b0}};
-        f_w1 = {XW{1'b0}};
-        for (iv = 0; iv < NXW; iv = iv + 1) begin
-            if (f_wsel == iv)     f_w0 = win_q[XW*iv +: XW];
-            if (f_wsel + 1 == iv) f_w1 = win_q[XW*iv +: XW];
+        for (jf = 0; jf < XW; jf = jf + 1) begin
+            f_mask[XW-1-jf] = (!ch_first_q || jf >= ch_r_q) && jf < ch_rem_q;
         end
     end
-    wire [2*XW-1:0]    f_pair  = {f_w1, f_w0} >> {f_sub, 3'b000};
-    wire [4:0]         f_nb    = (ch_left_q >= EXT9) ? EXT5 : ch_left_q[4:0];
-    reg  [XW-1:0]      f_d, f_m;
-    always @(*) begin
-        for (jf = 0; jf < EXT_BYTES; jf = jf + 1) begin
-            f_d[XW-8-8*jf +: 8] = (jf < f_nb) ? f_pair[8*jf +: 8] : 8'd0;
-            f_m[XW-8-8*jf +: 8] = (jf < f_nb) ? 8'hff : 8'h00;
-        end
-    end
+    // (the shifted words' top bits are the PHV word; synthesis keeps only those)
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [64*NFW-1:0]  f_bytes   = f1_d_q << {f1_sh_q[5:3], 3'b000};
+    wire [XW+7:0]      f_shifted = fb_d_q << fb_sh_q;
+    /* verilator lint_on UNUSEDSIGNAL */
 
     always @(posedge clk) begin
         if (rst) begin
-            b_v_q <= 1'b0;
-            c_v_q <= 1'b0;
+            f1_v_q <= 1'b0;
+            fb_v_q <= 1'b0;
+            f2_v_q <= 1'b0;
         end else begin
-            b_v_q <= ch_act_q;
-            c_v_q <= b_v_q;
+            f1_v_q <= ch_act_q;
+            fb_v_q <= f1_v_q;
+            f2_v_q <= fb_v_q;
         end
-        b_d_q <= f_d;
-        b_m_q <= f_m;
-        b_w_q <= ch_pbit_q[PW+1:XB];
-        b_r_q <= ch_pbit_q[XB-1:0];
-        c_d_q <= {b_d_q, {XW{1'b0}}} >> b_r_q;
-        c_m_q <= {b_m_q, {XW{1'b0}}} >> b_r_q;
-        c_w_q <= b_w_q;
+        f1_d_q  <= f_words;
+        f1_sh_q <= ch_s_q[5:0];
+        f1_m_q  <= f_mask;
+        f1_w_q  <= ch_w_q;
+        fb_d_q  <= f_bytes[64*NFW-1 -: XW+8];
+        fb_sh_q <= f1_sh_q[2:0];
+        fb_m_q  <= f1_m_q;
+        fb_w_q  <= f1_w_q;
+        f2_d_q  <= f_shifted[XW+7 -: XW] & fb_m_q;
+        f2_m_q  <= fb_m_q;
+        f2_w_q  <= fb_w_q;
     end
 
     // the engine's control
@@ -556,36 +651,37 @@ module fp_p4_parser #(
         if (rst) begin
             e_q          <= E_IDLE;
             cyc_q        <= 8'd0;
+            ph_q         <= 9'd0;
+            o_do_q       <= 1'b0;
             m_phv_tvalid <= 1'b0;
             ch_act_q     <= 1'b0;
-            win_q        <= {8*HDR_BYTES{1'b0}};
-            len_q        <= 9'd0;
-            st_q         <= {SW{1'b0}};
-            off_q        <= {QW{1'b0}};
-            vis_q        <= 8'd0;
-            key_q        <= {KW{1'b0}};
         end else begin
             if (m_phv_tvalid && m_phv_tready) begin
                 m_phv_tvalid <= 1'b0;
             end
             // chunk generator
             if (ch_act_q) begin
-                ch_addr_q <= ch_addr_q + EXTQ;
-                ch_pbit_q <= ch_pbit_q + XWP;
-                ch_left_q <= ch_left_q - EXT9;
-                if (ch_left_q <= EXT9) ch_act_q <= 1'b0;
+                ch_s_q     <= ch_s_q + XWS;
+                for (ja = 0; ja < NFW; ja = ja + 1) begin
+                    ch_a_q[WA*ja +: WA] <= ch_a_q[WA*ja +: WA] + a_inc;
+                end
+                ch_rem_q   <= ch_rem_q - XWR;
+                ch_w_q     <= ch_w_q + {{(CW-1){1'b0}}, 1'b1};
+                ch_first_q <= 1'b0;
+                if (ch_rem_q <= XWR) ch_act_q <= 1'b0;
             end
             case (e_q)
                 E_IDLE: begin
                     if (take) begin
-                        win_q    <= cap_win_q;
+                        buf_q    <= cap_buf_q;
                         len_q    <= cap_len_q;
-                        st_q     <= init_q;
                         off_q    <= {QW{1'b0}};
                         vis_q    <= 8'd0;
                         cyc_q    <= 8'd0;
+                        ph_q     <= 9'd1;
+                        dec_q    <= 1'b0;
+                        rd_q     <= init_q;
                         hvalid_q <= init_valid_q;
-                        phv_q    <= {PHV_PAD{1'b0}};
                         for (ie = 0; ie < STACKS; ie = ie + 1) begin
                             stk_cnt_q[ie] <= 4'd0;
                             stk_phv_q[ie] <= stk_base_q[ie];
@@ -596,74 +692,60 @@ module fp_p4_parser #(
                 end
                 E_RUN: begin
                     cyc_q <= cyc_q + 8'd1;
-                    if (cyc_q == 8'd0) begin
-                        timeout_q <= vis_q >= limit_q;
-                    end
-                    if (cyc_q == 8'd1) begin
-                        // (pre_q: after the extraction; when it fails the outcome is its error,
-                        // at off_q, and nothing reads pre_q)
-                        stk_full_q <= stk_full;
-                        ext_fits_q <= ext_fits;
-                        ext_stk_q  <= r_ext_stk;
-                        ext_sid_q  <= sid;
-                        ext_phv_q  <= ext_phv;
-                        ext_vb_q   <= ext_vb;
-                        ext_code_q <= stk_full ? e_stack_q : e_pts_q;
-                        pre_q      <= ext_end;
-                        varlen_q   <= var_len;
-                        last_q     <= (chunks > 9'd4) ? chunks[7:0] : 8'd4;
-                    end
-                    if (cyc_q == 8'd2) begin
-                        ext_err_q <= r_ext_en && !timeout_q && !ext_ok;
-                        if (ext_ok) begin
-                            hvalid_q[ext_vb_q] <= 1'b1;
-                            ch_act_q  <= 1'b1;
-                            ch_addr_q <= off_q;
-                            ch_pbit_q <= {2'b00, ext_phv_q};
-                            ch_left_q <= {1'b0, r_ext_len};
-                            if (ext_stk_q) begin
-                                stk_cnt_q[ext_sid_q] <= stk_cnt_q[ext_sid_q] + 4'd1;
-                                stk_phv_q[ext_sid_q] <= stk_phv_q[ext_sid_q] + stk_stride_q[ext_sid_q];
-                                stk_vb_q[ext_sid_q]  <= stk_vb_q[ext_sid_q] + {{(VW-1){1'b0}}, 1'b1};
-                            end
+                    ph_q  <= {ph_q[7:0], 1'b0};
+                    // (last_q is set in c3: the outcome in c4 is decided there from nw_last)
+                    o_do_q <= c3 ? (!r_var_en && nw_last <= 8'd6) : (cyc_q >= 8'd6 && cyc_q + 8'd1 == last_q);
+                    if (c2 && ext_ok_q) begin
+                        hvalid_q[ext_vb_q] <= 1'b1;
+                        ch_act_q   <= 1'b1;
+                        ch_first_q <= 1'b1;
+                        ch_s_q     <= s0_q;
+                        for (ja = 0; ja < NFW; ja = ja + 1) begin
+                            ch_a_q[WA*ja +: WA] <= s0_q[SBW-1:6] + ja[WA-1:0];
+                        end
+                        ch_rem_q   <= rem0_q;
+                        ch_r_q     <= ext_phv_q[XB-1:0];
+                        ch_w_q     <= {1'b0, ext_phv_q[PW-1:XB]};
+                        if (ext_stk_q) begin
+                            stk_cnt_q[ext_sid_q] <= stk_cnt_n_q;
+                            stk_phv_q[ext_sid_q] <= stk_phv_n_q;
+                            stk_vb_q[ext_sid_q]  <= stk_vb_n_q;
                         end
                     end
-                    if (cyc_q == 8'd2) begin
-                        key_q       <= key_d;
-                        post_q      <= post;
-                        adv_short_q <= post > len12;
-                        la_short_q  <= la_short_d;
+                    if (o_do) begin
+                        cyc_q    <= 8'd0;
+                        ph_q     <= 9'd1;
+                        o_do_q   <= 1'b0;
+                        rd_q     <= o_arg[SW-1:0];
+                        vis_q    <= vis_q + 8'd1;
+                        dec_q    <= 1'b1;
+                        vhit_q   <= m_hit && m_kind == K_VERIFY;
+                        o_kind_q <= o_kind;
+                        o_arg_q  <= o_arg;
                     end
-                    if (cyc_q == 8'd3) begin
-                        m_hit_q  <= m_hit_d;
-                        m_kind_q <= m_kind_d;
-                        m_arg_q  <= m_arg_d;
-                    end
-                    if (cyc_q >= 8'd4 && cyc_q == last_q) begin
-                        cyc_q <= 8'd0;
-                        vis_q <= vis_q + 8'd1;
+                    if (cw && dec_q) begin
+                        dec_q <= 1'b0;
                         if (o_done) begin
                             // kept until E_OUT: the previous result may still wait on m_phv
                             res_err_q    <= o_err;
                             res_off_q    <= {{(16-QW){1'b0}}, o_off};
                             e_q          <= E_DRAIN;
                             cyc_q        <= 8'd1;
+                            ph_q         <= 9'd0;
                         end else begin
-                            st_q  <= o_arg[SW-1:0];
                             off_q <= post_q;
                         end
                     end
                 end
                 E_DRAIN: begin
                     cyc_q <= cyc_q + 8'd1;
-                    if (cyc_q == 8'd4) begin
+                    if (cyc_q == 8'd6) begin
                         e_q <= E_OUT;
                     end
                 end
                 default: begin  // E_OUT
-                    if (!m_phv_tvalid || m_phv_tready) begin
+                    if (out_ce) begin
                         m_phv_tvalid <= 1'b1;
-                        m_phv_data   <= phv_q[PHV_PAD-1 -: PHV_BITS];
                         m_phv_hvalid <= hvalid_q;
                         m_phv_error  <= res_err_q;
                         m_phv_offset <= res_off_q;
@@ -671,25 +753,114 @@ module fp_p4_parser #(
                     end
                 end
             endcase
-            // stage D: the PHV write (after a take's clear: the pipeline is empty then)
-            if (c_v_q) begin
-                for (ie = 0; ie < PHV_WORDS; ie = ie + 1) begin
-                    if (c_w32 == ie) begin
-                        phv_q[PHV_PAD-XW*ie-1 -: XW] <= (phv_q[PHV_PAD-XW*ie-1 -: XW] & ~c_m_q[2*XW-1 -: XW])
-                                                      | c_d_q[2*XW-1 -: XW];
-                    end
-                    if (c_w32 + 1 == ie) begin
-                        phv_q[PHV_PAD-XW*ie-1 -: XW] <= (phv_q[PHV_PAD-XW*ie-1 -: XW] & ~c_m_q[XW-1:0])
-                                                      | c_d_q[XW-1:0];
-                    end
-                end
+        end
+    end
+
+    // the PHV: F3 writes; a word not yet written in this packet counts as 0 (wr_q, cleared when
+    // a window is taken: a clear of the whole PHV would fan out to every PHV flip-flop)
+    reg  [PHV_WORDS-1:0] wr_q;
+    reg  [PHV_PAD-1:0]   phv_cur;
+    always @(*) begin
+        for (jc = 0; jc < PHV_WORDS; jc = jc + 1) begin
+            phv_cur[PHV_PAD-XW*jc-1 -: XW] = wr_q[jc] ? phv_q[PHV_PAD-XW*jc-1 -: XW] : {XW{1'b0}};
+        end
+    end
+    // the result's PHV: a word not written is a synchronous reset (one gate per word, not per bit)
+    // (its bits below PHV_PAD-PHV_BITS pad the last word: never output)
+    /* verilator lint_off UNUSEDSIGNAL */
+    reg  [PHV_PAD-1:0]   out_q;
+    /* verilator lint_on UNUSEDSIGNAL */
+    always @(posedge clk) begin
+        for (jo = 0; jo < PHV_WORDS; jo = jo + 1) begin
+            if (out_ce && !wr_q[jo]) begin
+                out_q[PHV_PAD-XW*jo-1 -: XW] <= {XW{1'b0}};
+            end else if (out_ce) begin
+                out_q[PHV_PAD-XW*jo-1 -: XW] <= phv_q[PHV_PAD-XW*jo-1 -: XW];
+            end
+        end
+    end
+    always @(*) begin
+        m_phv_data = out_q[PHV_PAD-1 -: PHV_BITS];
+    end
+    always @(posedge clk) begin
+        for (jp = 0; jp < PHV_WORDS; jp = jp + 1) begin
+            if (f2_v_q && f2_w32 == jp) begin
+                phv_q[PHV_PAD-XW*jp-1 -: XW] <= (phv_cur[PHV_PAD-XW*jp-1 -: XW] & ~f2_m_q) | f2_d_q;
+            end
+        end
+    end
+    always @(posedge clk) begin
+        if (take) begin
+            wr_q <= {PHV_WORDS{1'b0}};
+        end else if (f2_v_q) begin
+            for (jw = 0; jw < PHV_WORDS; jw = jw + 1) begin
+                if (f2_w32 == jw) wr_q[jw] <= 1'b1;
             end
         end
     end
 
+    // the state's pipeline registers (no reset: each is written before it is read)
     always @(posedge clk) begin
-        if (e_q == E_RUN && cyc_q == 8'd0) begin
-            row_q <= table_mem[st_q];
+        room_q <= len12 - ((cw && dec_q) ? post_q : off_q);
+        // table_q holds the state's row from cx to the next cw (its address changes at O only),
+        // so row_q, two registers later (the first beside the RAM: its output is slow), holds it
+        // from c1 to the next c0: no enable
+        table2_q <= table_q;
+        row_q    <= table2_q;
+        if (c0) begin
+            timeout_q <= vis_q >= limit_q;
+        end
+        if (c1) begin
+            // (pre_q: after the extraction; when it fails the outcome is its error, at off_q,
+            // and nothing reads pre_q)
+            ext_ok_q   <= r_ext_en && !timeout_q && !stk_full && ext_fits;
+            stk_cnt_n_q <= stk_cnt_q[sid] + 4'd1;
+            stk_phv_n_q <= stk_phv_q[sid] + stk_stride_q[sid];
+            stk_vb_n_q  <= stk_vb_q[sid] + {{(VW-1){1'b0}}, 1'b1};
+            ext_stk_q  <= r_ext_stk;
+            ext_sid_q  <= sid;
+            ext_phv_q  <= ext_phv;
+            ext_vb_q   <= ext_vb;
+            ext_code_q <= stk_full ? e_stack_q : e_pts_q;
+            rem0_q     <= r_ext_en ? rem0 : {RW{1'b0}};
+            s0_q       <= {buf_q, off_q[HW-1:0], 3'b000} - {{(SBW-XB){1'b0}}, ext_phv[XB-1:0]};
+            pre_q      <= off_q + {{(QW-8){1'b0}}, r_ext_len};
+            post_q     <= off_q + r_post;
+            kb0_q      <= off_q + row_q[R_KB +: QW];
+            vsel_q     <= vsel;
+            vmsk_q     <= vmsk;
+            for (iv = 0; iv < KEY_BYTES; iv = iv + 1) begin
+                ka_q[QW*iv +: QW] <= off_q + row_q[R_KB + KBW*iv +: QW];
+            end
+            if (r_var_en) ka_q[QW-1:0] <= var_at;
+        end
+        if (c2) begin
+            ext_err_q <= r_ext_en && !timeout_q && !ext_ok_q;
+            nw_last   <= (rem0_q == {RW{1'b0}}) ? 8'd0 : nw_m1[7:0];
+        end
+        if (c3) begin
+            last_q    <= (r_var_en ? nw_last > 8'd9 : nw_last > 8'd6) ? nw_last : base_last;
+        end
+        if (c3 && r_var_en) begin
+            fld_q     <= vrot[QW-1:0] & vmsk_q;
+        end
+        if (c4 && r_var_en) begin
+            post_q <= post_q + fld_q;
+            ka_q[QW-1:0] <= kb0_q + (row_q[R_KB + QW] ? fld_q : {QW{1'b0}});
+            for (iv = 1; iv < KEY_BYTES; iv = iv + 1) begin
+                if (row_q[R_KB + KBW*iv + QW]) ka_q[QW*iv +: QW] <= ka_q[QW*iv +: QW] + fld_q;
+            end
+        end
+        if (c2 && r_var_en) begin
+            vword_q     <= kword[63:0];
+        end
+        if (k_do) begin
+            key_q       <= key_d;
+            adv_short_q <= post_q > len12;
+            la_short_q  <= la_short_d;
+        end
+        if (m_do) begin
+            hits        <= hits_d;
         end
     end
 

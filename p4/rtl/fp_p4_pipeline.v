@@ -18,11 +18,11 @@
 // manager outside this block, which stores the packet anyway, replicates a multicast group
 // other than 0.
 //
-// Latency:    the parser's (its m_axis 1 cycle; its PHV 7 + the path's state cycles after the
+// Latency:    the parser's (its m_axis 1 cycle; its PHV 10 + the path's state cycles after the
 //             header window), STAGES * STAGE_LATENCY, then the deparser's (5 + c cycles after its
 //             descriptor and first beat); p4/pipeline_load.py's `latency()` adds them up and the
 //             tests assert it.
-// Throughput: the parser's engine (one packet per 6 + sum of its states' cycles; 21 for
+// Throughput: the parser's engine (one packet per 9 + sum of its states' cycles; 33 for
 //             Ethernet + IPv4 + TCP) and the deparser's (one cycle per header chunk and per
 //             payload beat); the stages take one packet per cycle. So one packet per parse
 //             at most: fastpath bench p4 measures packets per cycle.

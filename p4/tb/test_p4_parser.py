@@ -9,7 +9,7 @@ loader's hardware model (`Image.model`, bit-exact with the RTL and giving each p
 the RTL's. The pure-Python tests compare the first two on every capture packet; the cocotb test
 compares the RTL with both on a sample, under random backpressure (s_axis pauses, m_axis and
 m_phv ready), checks that the packet stream passes through unchanged (latency 1), and asserts
-the m_phv latency exactly (7 + sum of T(s) over the path) for every packet whose window found
+the m_phv latency exactly (10 + sum of T(s) over the path) for every packet whose window found
 the engine idle, and as a lower bound for the others. Error paths are counted and must occur.
 """
 from __future__ import annotations
@@ -215,7 +215,7 @@ def test_full_mode_paths():
     ipv4 = bytes([0x45]) + bytes(8) + bytes([6]) + bytes(10)
     m = img.model(eth + b"\x08\x00" + ipv4 + tcp)
     assert m.path == ["parse_ethernet", "parse_ipv4", "parse_tcp"] and m.error == cfg.errors["NoError"]
-    assert m.offset == 54 and m.latency == 7 + 15
+    assert m.offset == 54 and m.latency == 10 + 24
     three = b"".join(b"\x00\x01\x81\x00" for _ in range(3))
     m = img.model(eth + b"\x81\x00" + three + b"\x00\x01\x08\x00" + bytes(30))
     assert m.error == cfg.errors["StackOutOfBounds"] and m.offset == 26
