@@ -206,6 +206,9 @@ def _cmd_serve(args) -> int:
     previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
     what = f"program {Path(args.program).name}" if args.program else "no pipeline (a controller sets it)"
 
+    def listening(addr: str) -> None:
+        print(f"P4Runtime server on {addr}: device {args.device_id}, CPU port {args.cpu_port}, {what}", flush=True)
+
     def running(alive=lambda: True) -> None:
         """Until SIGINT/SIGTERM, `alive()` turns false, or --duration from now (the server listens)."""
         t_end = time.monotonic() + args.duration if args.duration else None
@@ -214,7 +217,7 @@ def _cmd_serve(args) -> int:
                 break
     try:
         if args.backend == "rtl":
-            addr, st, out = _serve_rtl(args, what, running)
+            addr, st, out = _serve_rtl(args, listening, running)
         else:
             server = p4runtime.P4RuntimeServer(device_id=args.device_id, cpu_port=args.cpu_port)
             if info is not None:
@@ -231,8 +234,7 @@ def _cmd_serve(args) -> int:
                 raise UsageError(str(e)) from None
             try:
                 print(BACKEND_LINE)
-                print(f"P4Runtime server on {server.addr}: device {args.device_id}, CPU port {args.cpu_port}, {what}",
-                      flush=True)
+                listening(server.addr)
                 running()
             finally:
                 server.stop()
@@ -252,7 +254,7 @@ def _cmd_serve(args) -> int:
     return 0
 
 
-def _serve_rtl(args, what: str, running):
+def _serve_rtl(args, listening, running):
     """The server inside the pipeline's simulation (fastpath.p4.pipeline_cocotb, job "serve"),
     started in a thread; it writes its address to a file when it listens and stops when the
     file `stop` appears. Returns (address, counts, [(port, bytes, time)] out of data-plane ports)."""
@@ -283,8 +285,7 @@ def _serve_rtl(args, what: str, running):
             time.sleep(0.1)
         if ready.exists():
             addr = ready.read_text()
-            print(f"P4Runtime server on {addr}: device {args.device_id}, CPU port {args.cpu_port}, {what} "
-                  "(RTL pipeline in simulation)", flush=True)
+            listening(addr)
             running(th.is_alive)
     finally:
         stop.touch()

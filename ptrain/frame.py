@@ -177,6 +177,16 @@ def build(size: int, seq: int, train: int, index: int, train_len: int, tx_time: 
     return bytes(frame)
 
 
+def unstamped(size: int, seq: int, train: int, index: int, train_len: int, *, stream: int = 0,
+              flags: int = 0, headers: Headers = Headers()) -> bytes:
+    """The frame as the generator sends it, before the TX MAC's stamp: the time fields and
+    csum_adj at zero (build() at time 0 writes the adjustment of four zero fields, 0xFFFF)."""
+    frame = bytearray(build(size, seq, train, index, train_len, 0, stream=stream, flags=flags, headers=headers))
+    off, n = _OFF["csum_adj"]
+    frame[headers.length + off:headers.length + off + n] = bytes(n)
+    return bytes(frame)
+
+
 @lru_cache(maxsize=64)
 def _template(headers: Headers, size: int) -> bytes:
     """The outer headers of a frame of `size` (scapy), with a zero payload and UDP checksum."""

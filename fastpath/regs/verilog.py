@@ -207,50 +207,47 @@ def _read_groups(rm: RegMap) -> list[tuple]:
     return groups or [("words", [])]
 
 
-def _sel_layout(rm: RegMap, write: bool = False) -> tuple[dict, dict, int]:
-    """The decode's select bits, registered when an access starts: one per mapped word for reads
-    (`bus_rd_sel_q`), one per word of a writable (not ro) register for writes (`bus_wr_sel_q`).
-    Returns {(register name, word): bit} for scalar words, {array name: first bit} for arrays
-    (entry i, word j of the entry's words at first + i * words_per_entry + j), and the number of
+def _decoded(r: Register, write: bool) -> bool:
+    """Whether a register's words have select bits: every word for reads, not ro ones for writes."""
+    return not write or r.access != "ro"
+
+
+def _sel_layout(rm: RegMap, write: bool = False) -> tuple[dict, int]:
+    """The decode's select bits, registered when an access starts (`bus_rd_sel_q`, or
+    `bus_wr_sel_q` with write): {register name: (first, stride)} (word w of a scalar register at
+    bit first + w; of entry i of an array register at first + i * stride + w) and the number of
     bits. Scalar words come first in register (read-group) order, then each array's entries, so
     every read group's bits are contiguous."""
-    def counted(r):
-        return not write or r.access != "ro"
-    scalar, arrays, n = {}, {}, 0
+    where, n = {}, 0
     for r in rm.registers:
-        if r.array is None and counted(r):
-            for w in range(r.words):
-                scalar[(r.name, w)] = n
-                n += 1
+        if r.array is None and _decoded(r, write):
+            where[r.name] = (n, 0)
+            n += r.words
     for a in rm.arrays:
-        per = sum(r.words for r in a.registers if counted(r))
-        arrays[a.name] = n
+        regs = [r for r in a.registers if _decoded(r, write)]
+        per = sum(r.words for r in regs)
+        j = 0
+        for r in regs:
+            where[r.name] = (n + j, per)
+            j += r.words
         n += a.count * per
-    return scalar, arrays, n
+    return where, n
 
 
 def _sel(rm: RegMap, r: Register, word: int, index: str | None, write: bool = False) -> str:
     """A word's select bit (index: the entry variable, for array registers)."""
+    first, stride = _sel_layout(rm, write)[0][r.name]
     name = "bus_wr_sel_q" if write else "bus_rd_sel_q"
-    scalar, arrays, _ = _sel_layout(rm, write)
     if r.array is None:
-        return f"{name}[{scalar[(r.name, word)]}]"
-    a = r.array
-    per = sum(x.words for x in a.registers if not write or x.access != "ro")
-    j = 0
-    for x in a.registers:
-        if x.name == r.name:
-            break
-        if not write or x.access != "ro":
-            j += x.words
-    return f"{name}[{arrays[a.name]} + {index} * {per} + {j + word}]"
+        return f"{name}[{first + word}]"
+    return f"{name}[{first + word} + {index} * {stride}]"
 
 
 def _sel_block(rm: RegMap, write: bool) -> list[str]:
     """The always block that registers the select bits when an access starts (and, for writes,
     the hit: the word is mapped, ro included)."""
     rw = "wr" if write else "rd"
-    _, _, nsel = _sel_layout(rm, write)
+    _, nsel = _sel_layout(rm, write)
     L = []
     if nsel:
         L.append(_d("reg", f"[{nsel - 1}:0]", f"bus_{rw}_sel_q;"))
@@ -258,12 +255,12 @@ def _sel_block(rm: RegMap, write: bool) -> list[str]:
     if write:
         L.append("            bus_wr_hit <= bus_wr_hit_d;")
     for r in rm.registers:
-        if r.array is None and (not write or r.access != "ro"):
+        if r.array is None and _decoded(r, write):
             for w in range(r.words):
                 L.append(f"            {_sel(rm, r, w, None, write)} <= bus_{rw}_start_byte == "
                          f"{_addr(rm, r, w, None)};")
     for a in rm.arrays:
-        regs = [r for r in a.registers if r.words and (not write or r.access != "ro")]
+        regs = [r for r in a.registers if r.words and _decoded(r, write)]
         if not regs:
             continue
         k = f"bus_{rw}_k"
@@ -480,7 +477,7 @@ def _decode(rm: RegMap, groups: list[tuple]) -> list[str]:
     """The read decode (stage 0: a select bit per word), the read data of every group (stage 1's
     inputs: an AND-OR of the words with their select bits) and the write hit."""
     ng = len(groups)
-    scalar, arrays, nsel = _sel_layout(rm)
+    where, _ = _sel_layout(rm)
     L = ["", "    // ---- Access decode: one select bit per word, set when a read (write) of that word starts;",
          "    // the addresses are distinct, so at most one bit is set. The write hit is registered too."]
     if rm.arrays:
@@ -504,14 +501,13 @@ def _decode(rm: RegMap, groups: list[tuple]) -> list[str]:
         if grp[0] == "words":
             if not grp[1]:
                 continue
-            idx = [scalar[(r.name, w)] for r, w in grp[1]]
+            idx = [where[r.name][0] + w for r, w in grp[1]]
             L.append(f"        {hsl(g)} = {bits(min(idx), max(idx) + 1)};")
             for r, w in grp[1]:
                 L.append(f"        {gsl(g)} = {gsl(g)} | ({{32{{{_sel(rm, r, w, None)}}}}} & {_read_expr(r, w, None)});")
         else:
             _, a, lo, hi = grp
-            per = sum(r.words for r in a.registers)
-            base = arrays[a.name]
+            base, per = where[a.registers[0].name]   # an "entries" group's array has words
             L.append(f"        {hsl(g)} = {bits(base + lo * per, base + hi * per)};")
             L.append(f"        for (bus_rd_k = {lo}; bus_rd_k < {hi}; bus_rd_k = bus_rd_k + 1) begin")
             for r in a.registers:

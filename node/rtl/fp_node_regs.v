@@ -517,7 +517,7 @@ module fp_node_regs (
             always @(posedge clk) begin
                 if (rst) begin
                     drops_count_hi_q[i*32 +: 32] <= 32'd0;
-                end else if (bus_rd_en && bus_rd_sel_q[26 + i * 2 + 0]) begin
+                end else if (bus_rd_en && bus_rd_sel_q[26 + i * 2]) begin
                     drops_count_hi_q[i*32 +: 32] <= drops_count[i*64 + 32 +: 32];
                 end
             end
@@ -528,7 +528,7 @@ module fp_node_regs (
     generate
         for (i = 0; i < 16; i = i + 1) begin : g_vlan
             // vlan_id (rw, 32-bit)
-            wire wr_vlan_id = bus_wr_en && bus_wr_sel_q[13 + i * 2 + 0];
+            wire wr_vlan_id = bus_wr_en && bus_wr_sel_q[13 + i * 2];
             always @(posedge clk) begin
                 if (rst) begin
                     vlan_id_vid_q[i*12 +: 12] <= 12'h001;
@@ -541,7 +541,7 @@ module fp_node_regs (
             end
 
             // vlan_members (rw, 32-bit)
-            wire wr_vlan_members = bus_wr_en && bus_wr_sel_q[13 + i * 2 + 1];
+            wire wr_vlan_members = bus_wr_en && bus_wr_sel_q[14 + i * 2];
             always @(posedge clk) begin
                 if (rst) begin
                     vlan_members_q[i*32 +: 32] <= 32'h0000ffff;
@@ -559,7 +559,7 @@ module fp_node_regs (
     generate
         for (i = 0; i < 16; i = i + 1) begin : g_port
             // port_cfg (rw, 32-bit)
-            wire wr_port_cfg = bus_wr_en && bus_wr_sel_q[45 + i * 1 + 0];
+            wire wr_port_cfg = bus_wr_en && bus_wr_sel_q[45 + i * 1];
             always @(posedge clk) begin
                 if (rst) begin
                     port_cfg_enable_q[i] <= 1'h1;
@@ -580,7 +580,7 @@ module fp_node_regs (
             always @(posedge clk) begin
                 if (rst) begin
                     port_rx_frames_hi_q[i*32 +: 32] <= 32'd0;
-                end else if (bus_rd_en && bus_rd_sel_q[90 + i * 13 + 1]) begin
+                end else if (bus_rd_en && bus_rd_sel_q[91 + i * 13]) begin
                     port_rx_frames_hi_q[i*32 +: 32] <= port_rx_frames[i*64 + 32 +: 32];
                 end
             end
@@ -590,7 +590,7 @@ module fp_node_regs (
             always @(posedge clk) begin
                 if (rst) begin
                     port_rx_bytes_hi_q[i*32 +: 32] <= 32'd0;
-                end else if (bus_rd_en && bus_rd_sel_q[90 + i * 13 + 3]) begin
+                end else if (bus_rd_en && bus_rd_sel_q[93 + i * 13]) begin
                     port_rx_bytes_hi_q[i*32 +: 32] <= port_rx_bytes[i*64 + 32 +: 32];
                 end
             end
@@ -600,7 +600,7 @@ module fp_node_regs (
             always @(posedge clk) begin
                 if (rst) begin
                     port_tx_frames_hi_q[i*32 +: 32] <= 32'd0;
-                end else if (bus_rd_en && bus_rd_sel_q[90 + i * 13 + 5]) begin
+                end else if (bus_rd_en && bus_rd_sel_q[95 + i * 13]) begin
                     port_tx_frames_hi_q[i*32 +: 32] <= port_tx_frames[i*64 + 32 +: 32];
                 end
             end
@@ -610,7 +610,7 @@ module fp_node_regs (
             always @(posedge clk) begin
                 if (rst) begin
                     port_tx_bytes_hi_q[i*32 +: 32] <= 32'd0;
-                end else if (bus_rd_en && bus_rd_sel_q[90 + i * 13 + 7]) begin
+                end else if (bus_rd_en && bus_rd_sel_q[97 + i * 13]) begin
                     port_tx_bytes_hi_q[i*32 +: 32] <= port_tx_bytes[i*64 + 32 +: 32];
                 end
             end
@@ -620,7 +620,7 @@ module fp_node_regs (
             always @(posedge clk) begin
                 if (rst) begin
                     port_rx_drops_hi_q[i*32 +: 32] <= 32'd0;
-                end else if (bus_rd_en && bus_rd_sel_q[90 + i * 13 + 9]) begin
+                end else if (bus_rd_en && bus_rd_sel_q[99 + i * 13]) begin
                     port_rx_drops_hi_q[i*32 +: 32] <= port_rx_drops[i*64 + 32 +: 32];
                 end
             end
@@ -630,7 +630,7 @@ module fp_node_regs (
             always @(posedge clk) begin
                 if (rst) begin
                     port_tx_drops_hi_q[i*32 +: 32] <= 32'd0;
-                end else if (bus_rd_en && bus_rd_sel_q[90 + i * 13 + 11]) begin
+                end else if (bus_rd_en && bus_rd_sel_q[101 + i * 13]) begin
                     port_tx_drops_hi_q[i*32 +: 32] <= port_tx_drops[i*64 + 32 +: 32];
                 end
             end
@@ -641,7 +641,7 @@ module fp_node_regs (
     generate
         for (i = 0; i < 16; i = i + 1) begin : g_ts
             // ts_cfg (rw, 32-bit)
-            wire wr_ts_cfg = bus_wr_en && bus_wr_sel_q[61 + i * 2 + 0];
+            wire wr_ts_cfg = bus_wr_en && bus_wr_sel_q[61 + i * 2];
             always @(posedge clk) begin
                 if (rst) begin
                     ts_cfg_enable_q[i] <= 1'h0;
@@ -658,7 +658,7 @@ module fp_node_regs (
             end
 
             // ts_match (rw, 32-bit)
-            wire wr_ts_match = bus_wr_en && bus_wr_sel_q[61 + i * 2 + 1];
+            wire wr_ts_match = bus_wr_en && bus_wr_sel_q[62 + i * 2];
             always @(posedge clk) begin
                 if (rst) begin
                     ts_match_ethertype_q[i*16 +: 16] <= 16'h88f7;
@@ -673,7 +673,7 @@ module fp_node_regs (
             always @(posedge clk) begin
                 if (rst) begin
                     ts_stamped_hi_q[i*32 +: 32] <= 32'd0;
-                end else if (bus_rd_en && bus_rd_sel_q[298 + i * 6 + 2]) begin
+                end else if (bus_rd_en && bus_rd_sel_q[300 + i * 6]) begin
                     ts_stamped_hi_q[i*32 +: 32] <= ts_stamped[i*64 + 32 +: 32];
                 end
             end
@@ -683,7 +683,7 @@ module fp_node_regs (
             always @(posedge clk) begin
                 if (rst) begin
                     ts_bad_offset_hi_q[i*32 +: 32] <= 32'd0;
-                end else if (bus_rd_en && bus_rd_sel_q[298 + i * 6 + 4]) begin
+                end else if (bus_rd_en && bus_rd_sel_q[302 + i * 6]) begin
                     ts_bad_offset_hi_q[i*32 +: 32] <= ts_bad_offset[i*64 + 32 +: 32];
                 end
             end
@@ -723,35 +723,35 @@ module fp_node_regs (
             bus_rd_sel_q[24] <= bus_rd_start_byte == 32'h088;
             bus_rd_sel_q[25] <= bus_rd_start_byte == 32'h08c;
             for (bus_rd_k = 0; bus_rd_k < 16; bus_rd_k = bus_rd_k + 1) begin
-                bus_rd_sel_q[26 + bus_rd_k * 2 + 0] <= bus_rd_start_byte == 32'h100 + bus_rd_k * 32'h8 + 32'h0;
-                bus_rd_sel_q[26 + bus_rd_k * 2 + 1] <= bus_rd_start_byte == 32'h100 + bus_rd_k * 32'h8 + 32'h4;
+                bus_rd_sel_q[26 + bus_rd_k * 2] <= bus_rd_start_byte == 32'h100 + bus_rd_k * 32'h8 + 32'h0;
+                bus_rd_sel_q[27 + bus_rd_k * 2] <= bus_rd_start_byte == 32'h100 + bus_rd_k * 32'h8 + 32'h4;
             end
             for (bus_rd_k = 0; bus_rd_k < 16; bus_rd_k = bus_rd_k + 1) begin
-                bus_rd_sel_q[58 + bus_rd_k * 2 + 0] <= bus_rd_start_byte == 32'h200 + bus_rd_k * 32'h8 + 32'h0;
-                bus_rd_sel_q[58 + bus_rd_k * 2 + 1] <= bus_rd_start_byte == 32'h200 + bus_rd_k * 32'h8 + 32'h4;
+                bus_rd_sel_q[58 + bus_rd_k * 2] <= bus_rd_start_byte == 32'h200 + bus_rd_k * 32'h8 + 32'h0;
+                bus_rd_sel_q[59 + bus_rd_k * 2] <= bus_rd_start_byte == 32'h200 + bus_rd_k * 32'h8 + 32'h4;
             end
             for (bus_rd_k = 0; bus_rd_k < 16; bus_rd_k = bus_rd_k + 1) begin
-                bus_rd_sel_q[90 + bus_rd_k * 13 + 0] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0;
-                bus_rd_sel_q[90 + bus_rd_k * 13 + 1] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8;
-                bus_rd_sel_q[90 + bus_rd_k * 13 + 2] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc;
-                bus_rd_sel_q[90 + bus_rd_k * 13 + 3] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10;
-                bus_rd_sel_q[90 + bus_rd_k * 13 + 4] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14;
-                bus_rd_sel_q[90 + bus_rd_k * 13 + 5] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18;
-                bus_rd_sel_q[90 + bus_rd_k * 13 + 6] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c;
-                bus_rd_sel_q[90 + bus_rd_k * 13 + 7] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20;
-                bus_rd_sel_q[90 + bus_rd_k * 13 + 8] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24;
-                bus_rd_sel_q[90 + bus_rd_k * 13 + 9] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28;
-                bus_rd_sel_q[90 + bus_rd_k * 13 + 10] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c;
-                bus_rd_sel_q[90 + bus_rd_k * 13 + 11] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30;
-                bus_rd_sel_q[90 + bus_rd_k * 13 + 12] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34;
+                bus_rd_sel_q[90 + bus_rd_k * 13] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0;
+                bus_rd_sel_q[91 + bus_rd_k * 13] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8;
+                bus_rd_sel_q[92 + bus_rd_k * 13] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc;
+                bus_rd_sel_q[93 + bus_rd_k * 13] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10;
+                bus_rd_sel_q[94 + bus_rd_k * 13] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14;
+                bus_rd_sel_q[95 + bus_rd_k * 13] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18;
+                bus_rd_sel_q[96 + bus_rd_k * 13] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c;
+                bus_rd_sel_q[97 + bus_rd_k * 13] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20;
+                bus_rd_sel_q[98 + bus_rd_k * 13] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24;
+                bus_rd_sel_q[99 + bus_rd_k * 13] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28;
+                bus_rd_sel_q[100 + bus_rd_k * 13] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c;
+                bus_rd_sel_q[101 + bus_rd_k * 13] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30;
+                bus_rd_sel_q[102 + bus_rd_k * 13] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34;
             end
             for (bus_rd_k = 0; bus_rd_k < 16; bus_rd_k = bus_rd_k + 1) begin
-                bus_rd_sel_q[298 + bus_rd_k * 6 + 0] <= bus_rd_start_byte == 32'h800 + bus_rd_k * 32'h20 + 32'h0;
-                bus_rd_sel_q[298 + bus_rd_k * 6 + 1] <= bus_rd_start_byte == 32'h800 + bus_rd_k * 32'h20 + 32'h4;
-                bus_rd_sel_q[298 + bus_rd_k * 6 + 2] <= bus_rd_start_byte == 32'h800 + bus_rd_k * 32'h20 + 32'h8;
-                bus_rd_sel_q[298 + bus_rd_k * 6 + 3] <= bus_rd_start_byte == 32'h800 + bus_rd_k * 32'h20 + 32'hc;
-                bus_rd_sel_q[298 + bus_rd_k * 6 + 4] <= bus_rd_start_byte == 32'h800 + bus_rd_k * 32'h20 + 32'h10;
-                bus_rd_sel_q[298 + bus_rd_k * 6 + 5] <= bus_rd_start_byte == 32'h800 + bus_rd_k * 32'h20 + 32'h14;
+                bus_rd_sel_q[298 + bus_rd_k * 6] <= bus_rd_start_byte == 32'h800 + bus_rd_k * 32'h20 + 32'h0;
+                bus_rd_sel_q[299 + bus_rd_k * 6] <= bus_rd_start_byte == 32'h800 + bus_rd_k * 32'h20 + 32'h4;
+                bus_rd_sel_q[300 + bus_rd_k * 6] <= bus_rd_start_byte == 32'h800 + bus_rd_k * 32'h20 + 32'h8;
+                bus_rd_sel_q[301 + bus_rd_k * 6] <= bus_rd_start_byte == 32'h800 + bus_rd_k * 32'h20 + 32'hc;
+                bus_rd_sel_q[302 + bus_rd_k * 6] <= bus_rd_start_byte == 32'h800 + bus_rd_k * 32'h20 + 32'h10;
+                bus_rd_sel_q[303 + bus_rd_k * 6] <= bus_rd_start_byte == 32'h800 + bus_rd_k * 32'h20 + 32'h14;
             end
         end
     end
@@ -773,15 +773,15 @@ module fp_node_regs (
             bus_wr_sel_q[11] <= bus_wr_start_byte == 32'h068;
             bus_wr_sel_q[12] <= bus_wr_start_byte == 32'h06c;
             for (bus_wr_k = 0; bus_wr_k < 16; bus_wr_k = bus_wr_k + 1) begin
-                bus_wr_sel_q[13 + bus_wr_k * 2 + 0] <= bus_wr_start_byte == 32'h200 + bus_wr_k * 32'h8 + 32'h0;
-                bus_wr_sel_q[13 + bus_wr_k * 2 + 1] <= bus_wr_start_byte == 32'h200 + bus_wr_k * 32'h8 + 32'h4;
+                bus_wr_sel_q[13 + bus_wr_k * 2] <= bus_wr_start_byte == 32'h200 + bus_wr_k * 32'h8 + 32'h0;
+                bus_wr_sel_q[14 + bus_wr_k * 2] <= bus_wr_start_byte == 32'h200 + bus_wr_k * 32'h8 + 32'h4;
             end
             for (bus_wr_k = 0; bus_wr_k < 16; bus_wr_k = bus_wr_k + 1) begin
-                bus_wr_sel_q[45 + bus_wr_k * 1 + 0] <= bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h0;
+                bus_wr_sel_q[45 + bus_wr_k * 1] <= bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h0;
             end
             for (bus_wr_k = 0; bus_wr_k < 16; bus_wr_k = bus_wr_k + 1) begin
-                bus_wr_sel_q[61 + bus_wr_k * 2 + 0] <= bus_wr_start_byte == 32'h800 + bus_wr_k * 32'h20 + 32'h0;
-                bus_wr_sel_q[61 + bus_wr_k * 2 + 1] <= bus_wr_start_byte == 32'h800 + bus_wr_k * 32'h20 + 32'h4;
+                bus_wr_sel_q[61 + bus_wr_k * 2] <= bus_wr_start_byte == 32'h800 + bus_wr_k * 32'h20 + 32'h0;
+                bus_wr_sel_q[62 + bus_wr_k * 2] <= bus_wr_start_byte == 32'h800 + bus_wr_k * 32'h20 + 32'h4;
             end
         end
     end
@@ -821,351 +821,351 @@ module fp_node_regs (
         bus_rd_grp[63:32] = bus_rd_grp[63:32] | ({32{bus_rd_sel_q[25]}} & l2_learn_full_hi_q);
         bus_rd_ghit[2] = |bus_rd_sel_q[41:26];
         for (bus_rd_k = 0; bus_rd_k < 8; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_grp[95:64] = bus_rd_grp[95:64] | ({32{bus_rd_sel_q[26 + bus_rd_k * 2 + 0]}} & drops_count[bus_rd_k*64 +: 32]);
-            bus_rd_grp[95:64] = bus_rd_grp[95:64] | ({32{bus_rd_sel_q[26 + bus_rd_k * 2 + 1]}} & drops_count_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[95:64] = bus_rd_grp[95:64] | ({32{bus_rd_sel_q[26 + bus_rd_k * 2]}} & drops_count[bus_rd_k*64 +: 32]);
+            bus_rd_grp[95:64] = bus_rd_grp[95:64] | ({32{bus_rd_sel_q[27 + bus_rd_k * 2]}} & drops_count_hi_q[bus_rd_k*32 +: 32]);
         end
         bus_rd_ghit[3] = |bus_rd_sel_q[57:42];
         for (bus_rd_k = 8; bus_rd_k < 16; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_grp[127:96] = bus_rd_grp[127:96] | ({32{bus_rd_sel_q[26 + bus_rd_k * 2 + 0]}} & drops_count[bus_rd_k*64 +: 32]);
-            bus_rd_grp[127:96] = bus_rd_grp[127:96] | ({32{bus_rd_sel_q[26 + bus_rd_k * 2 + 1]}} & drops_count_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[127:96] = bus_rd_grp[127:96] | ({32{bus_rd_sel_q[26 + bus_rd_k * 2]}} & drops_count[bus_rd_k*64 +: 32]);
+            bus_rd_grp[127:96] = bus_rd_grp[127:96] | ({32{bus_rd_sel_q[27 + bus_rd_k * 2]}} & drops_count_hi_q[bus_rd_k*32 +: 32]);
         end
         bus_rd_ghit[4] = |bus_rd_sel_q[73:58];
         for (bus_rd_k = 0; bus_rd_k < 8; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_grp[159:128] = bus_rd_grp[159:128] | ({32{bus_rd_sel_q[58 + bus_rd_k * 2 + 0]}} & {vlan_id_valid[bus_rd_k], 19'd0, vlan_id_vid[bus_rd_k*12 +: 12]});
-            bus_rd_grp[159:128] = bus_rd_grp[159:128] | ({32{bus_rd_sel_q[58 + bus_rd_k * 2 + 1]}} & vlan_members[bus_rd_k*32 +: 32]);
+            bus_rd_grp[159:128] = bus_rd_grp[159:128] | ({32{bus_rd_sel_q[58 + bus_rd_k * 2]}} & {vlan_id_valid[bus_rd_k], 19'd0, vlan_id_vid[bus_rd_k*12 +: 12]});
+            bus_rd_grp[159:128] = bus_rd_grp[159:128] | ({32{bus_rd_sel_q[59 + bus_rd_k * 2]}} & vlan_members[bus_rd_k*32 +: 32]);
         end
         bus_rd_ghit[5] = |bus_rd_sel_q[89:74];
         for (bus_rd_k = 8; bus_rd_k < 16; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_grp[191:160] = bus_rd_grp[191:160] | ({32{bus_rd_sel_q[58 + bus_rd_k * 2 + 0]}} & {vlan_id_valid[bus_rd_k], 19'd0, vlan_id_vid[bus_rd_k*12 +: 12]});
-            bus_rd_grp[191:160] = bus_rd_grp[191:160] | ({32{bus_rd_sel_q[58 + bus_rd_k * 2 + 1]}} & vlan_members[bus_rd_k*32 +: 32]);
+            bus_rd_grp[191:160] = bus_rd_grp[191:160] | ({32{bus_rd_sel_q[58 + bus_rd_k * 2]}} & {vlan_id_valid[bus_rd_k], 19'd0, vlan_id_vid[bus_rd_k*12 +: 12]});
+            bus_rd_grp[191:160] = bus_rd_grp[191:160] | ({32{bus_rd_sel_q[59 + bus_rd_k * 2]}} & vlan_members[bus_rd_k*32 +: 32]);
         end
         bus_rd_ghit[6] = |bus_rd_sel_q[102:90];
         for (bus_rd_k = 0; bus_rd_k < 1; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 0]}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
-            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 1]}} & port_rx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 2]}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 3]}} & port_rx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 4]}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 5]}} & port_tx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 6]}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 7]}} & port_tx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 8]}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 9]}} & port_rx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 10]}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 11]}} & port_tx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 12]}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13]}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[91 + bus_rd_k * 13]}} & port_rx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[92 + bus_rd_k * 13]}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[93 + bus_rd_k * 13]}} & port_rx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[94 + bus_rd_k * 13]}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[95 + bus_rd_k * 13]}} & port_tx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[96 + bus_rd_k * 13]}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[97 + bus_rd_k * 13]}} & port_tx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[98 + bus_rd_k * 13]}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[99 + bus_rd_k * 13]}} & port_rx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[100 + bus_rd_k * 13]}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[101 + bus_rd_k * 13]}} & port_tx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[102 + bus_rd_k * 13]}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
         end
         bus_rd_ghit[7] = |bus_rd_sel_q[115:103];
         for (bus_rd_k = 1; bus_rd_k < 2; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 0]}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
-            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 1]}} & port_rx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 2]}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 3]}} & port_rx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 4]}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 5]}} & port_tx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 6]}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 7]}} & port_tx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 8]}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 9]}} & port_rx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 10]}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 11]}} & port_tx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 12]}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13]}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[91 + bus_rd_k * 13]}} & port_rx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[92 + bus_rd_k * 13]}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[93 + bus_rd_k * 13]}} & port_rx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[94 + bus_rd_k * 13]}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[95 + bus_rd_k * 13]}} & port_tx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[96 + bus_rd_k * 13]}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[97 + bus_rd_k * 13]}} & port_tx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[98 + bus_rd_k * 13]}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[99 + bus_rd_k * 13]}} & port_rx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[100 + bus_rd_k * 13]}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[101 + bus_rd_k * 13]}} & port_tx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[102 + bus_rd_k * 13]}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
         end
         bus_rd_ghit[8] = |bus_rd_sel_q[128:116];
         for (bus_rd_k = 2; bus_rd_k < 3; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 0]}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
-            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 1]}} & port_rx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 2]}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 3]}} & port_rx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 4]}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 5]}} & port_tx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 6]}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 7]}} & port_tx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 8]}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 9]}} & port_rx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 10]}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 11]}} & port_tx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 12]}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13]}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[91 + bus_rd_k * 13]}} & port_rx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[92 + bus_rd_k * 13]}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[93 + bus_rd_k * 13]}} & port_rx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[94 + bus_rd_k * 13]}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[95 + bus_rd_k * 13]}} & port_tx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[96 + bus_rd_k * 13]}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[97 + bus_rd_k * 13]}} & port_tx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[98 + bus_rd_k * 13]}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[99 + bus_rd_k * 13]}} & port_rx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[100 + bus_rd_k * 13]}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[101 + bus_rd_k * 13]}} & port_tx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[102 + bus_rd_k * 13]}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
         end
         bus_rd_ghit[9] = |bus_rd_sel_q[141:129];
         for (bus_rd_k = 3; bus_rd_k < 4; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 0]}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
-            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 1]}} & port_rx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 2]}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 3]}} & port_rx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 4]}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 5]}} & port_tx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 6]}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 7]}} & port_tx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 8]}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 9]}} & port_rx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 10]}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 11]}} & port_tx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 12]}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13]}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[91 + bus_rd_k * 13]}} & port_rx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[92 + bus_rd_k * 13]}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[93 + bus_rd_k * 13]}} & port_rx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[94 + bus_rd_k * 13]}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[95 + bus_rd_k * 13]}} & port_tx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[96 + bus_rd_k * 13]}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[97 + bus_rd_k * 13]}} & port_tx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[98 + bus_rd_k * 13]}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[99 + bus_rd_k * 13]}} & port_rx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[100 + bus_rd_k * 13]}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[101 + bus_rd_k * 13]}} & port_tx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[102 + bus_rd_k * 13]}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
         end
         bus_rd_ghit[10] = |bus_rd_sel_q[154:142];
         for (bus_rd_k = 4; bus_rd_k < 5; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 0]}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
-            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 1]}} & port_rx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 2]}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 3]}} & port_rx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 4]}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 5]}} & port_tx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 6]}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 7]}} & port_tx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 8]}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 9]}} & port_rx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 10]}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 11]}} & port_tx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 12]}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13]}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
+            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[91 + bus_rd_k * 13]}} & port_rx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[92 + bus_rd_k * 13]}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[93 + bus_rd_k * 13]}} & port_rx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[94 + bus_rd_k * 13]}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[95 + bus_rd_k * 13]}} & port_tx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[96 + bus_rd_k * 13]}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[97 + bus_rd_k * 13]}} & port_tx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[98 + bus_rd_k * 13]}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[99 + bus_rd_k * 13]}} & port_rx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[100 + bus_rd_k * 13]}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[101 + bus_rd_k * 13]}} & port_tx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[102 + bus_rd_k * 13]}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
         end
         bus_rd_ghit[11] = |bus_rd_sel_q[167:155];
         for (bus_rd_k = 5; bus_rd_k < 6; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 0]}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
-            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 1]}} & port_rx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 2]}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 3]}} & port_rx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 4]}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 5]}} & port_tx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 6]}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 7]}} & port_tx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 8]}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 9]}} & port_rx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 10]}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 11]}} & port_tx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 12]}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13]}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
+            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[91 + bus_rd_k * 13]}} & port_rx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[92 + bus_rd_k * 13]}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[93 + bus_rd_k * 13]}} & port_rx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[94 + bus_rd_k * 13]}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[95 + bus_rd_k * 13]}} & port_tx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[96 + bus_rd_k * 13]}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[97 + bus_rd_k * 13]}} & port_tx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[98 + bus_rd_k * 13]}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[99 + bus_rd_k * 13]}} & port_rx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[100 + bus_rd_k * 13]}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[101 + bus_rd_k * 13]}} & port_tx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[102 + bus_rd_k * 13]}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
         end
         bus_rd_ghit[12] = |bus_rd_sel_q[180:168];
         for (bus_rd_k = 6; bus_rd_k < 7; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 0]}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
-            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 1]}} & port_rx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 2]}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 3]}} & port_rx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 4]}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 5]}} & port_tx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 6]}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 7]}} & port_tx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 8]}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 9]}} & port_rx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 10]}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 11]}} & port_tx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 12]}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13]}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
+            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[91 + bus_rd_k * 13]}} & port_rx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[92 + bus_rd_k * 13]}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[93 + bus_rd_k * 13]}} & port_rx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[94 + bus_rd_k * 13]}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[95 + bus_rd_k * 13]}} & port_tx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[96 + bus_rd_k * 13]}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[97 + bus_rd_k * 13]}} & port_tx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[98 + bus_rd_k * 13]}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[99 + bus_rd_k * 13]}} & port_rx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[100 + bus_rd_k * 13]}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[101 + bus_rd_k * 13]}} & port_tx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[102 + bus_rd_k * 13]}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
         end
         bus_rd_ghit[13] = |bus_rd_sel_q[193:181];
         for (bus_rd_k = 7; bus_rd_k < 8; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 0]}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
-            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 1]}} & port_rx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 2]}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 3]}} & port_rx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 4]}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 5]}} & port_tx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 6]}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 7]}} & port_tx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 8]}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 9]}} & port_rx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 10]}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 11]}} & port_tx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 12]}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13]}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
+            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[91 + bus_rd_k * 13]}} & port_rx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[92 + bus_rd_k * 13]}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[93 + bus_rd_k * 13]}} & port_rx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[94 + bus_rd_k * 13]}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[95 + bus_rd_k * 13]}} & port_tx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[96 + bus_rd_k * 13]}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[97 + bus_rd_k * 13]}} & port_tx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[98 + bus_rd_k * 13]}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[99 + bus_rd_k * 13]}} & port_rx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[100 + bus_rd_k * 13]}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[101 + bus_rd_k * 13]}} & port_tx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[102 + bus_rd_k * 13]}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
         end
         bus_rd_ghit[14] = |bus_rd_sel_q[206:194];
         for (bus_rd_k = 8; bus_rd_k < 9; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 0]}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
-            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 1]}} & port_rx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 2]}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 3]}} & port_rx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 4]}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 5]}} & port_tx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 6]}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 7]}} & port_tx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 8]}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 9]}} & port_rx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 10]}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 11]}} & port_tx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 12]}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13]}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
+            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{bus_rd_sel_q[91 + bus_rd_k * 13]}} & port_rx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{bus_rd_sel_q[92 + bus_rd_k * 13]}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{bus_rd_sel_q[93 + bus_rd_k * 13]}} & port_rx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{bus_rd_sel_q[94 + bus_rd_k * 13]}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{bus_rd_sel_q[95 + bus_rd_k * 13]}} & port_tx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{bus_rd_sel_q[96 + bus_rd_k * 13]}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{bus_rd_sel_q[97 + bus_rd_k * 13]}} & port_tx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{bus_rd_sel_q[98 + bus_rd_k * 13]}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{bus_rd_sel_q[99 + bus_rd_k * 13]}} & port_rx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{bus_rd_sel_q[100 + bus_rd_k * 13]}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{bus_rd_sel_q[101 + bus_rd_k * 13]}} & port_tx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[479:448] = bus_rd_grp[479:448] | ({32{bus_rd_sel_q[102 + bus_rd_k * 13]}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
         end
         bus_rd_ghit[15] = |bus_rd_sel_q[219:207];
         for (bus_rd_k = 9; bus_rd_k < 10; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 0]}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
-            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 1]}} & port_rx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 2]}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 3]}} & port_rx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 4]}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 5]}} & port_tx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 6]}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 7]}} & port_tx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 8]}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 9]}} & port_rx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 10]}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 11]}} & port_tx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 12]}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13]}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
+            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{bus_rd_sel_q[91 + bus_rd_k * 13]}} & port_rx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{bus_rd_sel_q[92 + bus_rd_k * 13]}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{bus_rd_sel_q[93 + bus_rd_k * 13]}} & port_rx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{bus_rd_sel_q[94 + bus_rd_k * 13]}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{bus_rd_sel_q[95 + bus_rd_k * 13]}} & port_tx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{bus_rd_sel_q[96 + bus_rd_k * 13]}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{bus_rd_sel_q[97 + bus_rd_k * 13]}} & port_tx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{bus_rd_sel_q[98 + bus_rd_k * 13]}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{bus_rd_sel_q[99 + bus_rd_k * 13]}} & port_rx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{bus_rd_sel_q[100 + bus_rd_k * 13]}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{bus_rd_sel_q[101 + bus_rd_k * 13]}} & port_tx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[511:480] = bus_rd_grp[511:480] | ({32{bus_rd_sel_q[102 + bus_rd_k * 13]}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
         end
         bus_rd_ghit[16] = |bus_rd_sel_q[232:220];
         for (bus_rd_k = 10; bus_rd_k < 11; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 0]}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
-            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 1]}} & port_rx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 2]}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 3]}} & port_rx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 4]}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 5]}} & port_tx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 6]}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 7]}} & port_tx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 8]}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 9]}} & port_rx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 10]}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 11]}} & port_tx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 12]}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13]}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
+            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{bus_rd_sel_q[91 + bus_rd_k * 13]}} & port_rx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{bus_rd_sel_q[92 + bus_rd_k * 13]}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{bus_rd_sel_q[93 + bus_rd_k * 13]}} & port_rx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{bus_rd_sel_q[94 + bus_rd_k * 13]}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{bus_rd_sel_q[95 + bus_rd_k * 13]}} & port_tx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{bus_rd_sel_q[96 + bus_rd_k * 13]}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{bus_rd_sel_q[97 + bus_rd_k * 13]}} & port_tx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{bus_rd_sel_q[98 + bus_rd_k * 13]}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{bus_rd_sel_q[99 + bus_rd_k * 13]}} & port_rx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{bus_rd_sel_q[100 + bus_rd_k * 13]}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{bus_rd_sel_q[101 + bus_rd_k * 13]}} & port_tx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[543:512] = bus_rd_grp[543:512] | ({32{bus_rd_sel_q[102 + bus_rd_k * 13]}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
         end
         bus_rd_ghit[17] = |bus_rd_sel_q[245:233];
         for (bus_rd_k = 11; bus_rd_k < 12; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 0]}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
-            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 1]}} & port_rx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 2]}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 3]}} & port_rx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 4]}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 5]}} & port_tx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 6]}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 7]}} & port_tx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 8]}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 9]}} & port_rx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 10]}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 11]}} & port_tx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 12]}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13]}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
+            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{bus_rd_sel_q[91 + bus_rd_k * 13]}} & port_rx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{bus_rd_sel_q[92 + bus_rd_k * 13]}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{bus_rd_sel_q[93 + bus_rd_k * 13]}} & port_rx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{bus_rd_sel_q[94 + bus_rd_k * 13]}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{bus_rd_sel_q[95 + bus_rd_k * 13]}} & port_tx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{bus_rd_sel_q[96 + bus_rd_k * 13]}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{bus_rd_sel_q[97 + bus_rd_k * 13]}} & port_tx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{bus_rd_sel_q[98 + bus_rd_k * 13]}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{bus_rd_sel_q[99 + bus_rd_k * 13]}} & port_rx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{bus_rd_sel_q[100 + bus_rd_k * 13]}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{bus_rd_sel_q[101 + bus_rd_k * 13]}} & port_tx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[575:544] = bus_rd_grp[575:544] | ({32{bus_rd_sel_q[102 + bus_rd_k * 13]}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
         end
         bus_rd_ghit[18] = |bus_rd_sel_q[258:246];
         for (bus_rd_k = 12; bus_rd_k < 13; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 0]}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
-            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 1]}} & port_rx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 2]}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 3]}} & port_rx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 4]}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 5]}} & port_tx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 6]}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 7]}} & port_tx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 8]}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 9]}} & port_rx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 10]}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 11]}} & port_tx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 12]}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13]}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
+            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{bus_rd_sel_q[91 + bus_rd_k * 13]}} & port_rx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{bus_rd_sel_q[92 + bus_rd_k * 13]}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{bus_rd_sel_q[93 + bus_rd_k * 13]}} & port_rx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{bus_rd_sel_q[94 + bus_rd_k * 13]}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{bus_rd_sel_q[95 + bus_rd_k * 13]}} & port_tx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{bus_rd_sel_q[96 + bus_rd_k * 13]}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{bus_rd_sel_q[97 + bus_rd_k * 13]}} & port_tx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{bus_rd_sel_q[98 + bus_rd_k * 13]}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{bus_rd_sel_q[99 + bus_rd_k * 13]}} & port_rx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{bus_rd_sel_q[100 + bus_rd_k * 13]}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{bus_rd_sel_q[101 + bus_rd_k * 13]}} & port_tx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[607:576] = bus_rd_grp[607:576] | ({32{bus_rd_sel_q[102 + bus_rd_k * 13]}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
         end
         bus_rd_ghit[19] = |bus_rd_sel_q[271:259];
         for (bus_rd_k = 13; bus_rd_k < 14; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 0]}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
-            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 1]}} & port_rx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 2]}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 3]}} & port_rx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 4]}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 5]}} & port_tx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 6]}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 7]}} & port_tx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 8]}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 9]}} & port_rx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 10]}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 11]}} & port_tx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 12]}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13]}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
+            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{bus_rd_sel_q[91 + bus_rd_k * 13]}} & port_rx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{bus_rd_sel_q[92 + bus_rd_k * 13]}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{bus_rd_sel_q[93 + bus_rd_k * 13]}} & port_rx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{bus_rd_sel_q[94 + bus_rd_k * 13]}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{bus_rd_sel_q[95 + bus_rd_k * 13]}} & port_tx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{bus_rd_sel_q[96 + bus_rd_k * 13]}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{bus_rd_sel_q[97 + bus_rd_k * 13]}} & port_tx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{bus_rd_sel_q[98 + bus_rd_k * 13]}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{bus_rd_sel_q[99 + bus_rd_k * 13]}} & port_rx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{bus_rd_sel_q[100 + bus_rd_k * 13]}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{bus_rd_sel_q[101 + bus_rd_k * 13]}} & port_tx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[639:608] = bus_rd_grp[639:608] | ({32{bus_rd_sel_q[102 + bus_rd_k * 13]}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
         end
         bus_rd_ghit[20] = |bus_rd_sel_q[284:272];
         for (bus_rd_k = 14; bus_rd_k < 15; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 0]}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
-            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 1]}} & port_rx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 2]}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 3]}} & port_rx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 4]}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 5]}} & port_tx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 6]}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 7]}} & port_tx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 8]}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 9]}} & port_rx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 10]}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 11]}} & port_tx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 12]}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13]}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
+            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{bus_rd_sel_q[91 + bus_rd_k * 13]}} & port_rx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{bus_rd_sel_q[92 + bus_rd_k * 13]}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{bus_rd_sel_q[93 + bus_rd_k * 13]}} & port_rx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{bus_rd_sel_q[94 + bus_rd_k * 13]}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{bus_rd_sel_q[95 + bus_rd_k * 13]}} & port_tx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{bus_rd_sel_q[96 + bus_rd_k * 13]}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{bus_rd_sel_q[97 + bus_rd_k * 13]}} & port_tx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{bus_rd_sel_q[98 + bus_rd_k * 13]}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{bus_rd_sel_q[99 + bus_rd_k * 13]}} & port_rx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{bus_rd_sel_q[100 + bus_rd_k * 13]}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{bus_rd_sel_q[101 + bus_rd_k * 13]}} & port_tx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[671:640] = bus_rd_grp[671:640] | ({32{bus_rd_sel_q[102 + bus_rd_k * 13]}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
         end
         bus_rd_ghit[21] = |bus_rd_sel_q[297:285];
         for (bus_rd_k = 15; bus_rd_k < 16; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 0]}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
-            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 1]}} & port_rx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 2]}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 3]}} & port_rx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 4]}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 5]}} & port_tx_frames[bus_rd_k*64 +: 32]);
-            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 6]}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 7]}} & port_tx_bytes[bus_rd_k*64 +: 32]);
-            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 8]}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 9]}} & port_rx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 10]}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 11]}} & port_tx_drops[bus_rd_k*64 +: 32]);
-            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13 + 12]}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{bus_rd_sel_q[90 + bus_rd_k * 13]}} & {8'd0, port_cfg_pvid[bus_rd_k*12 +: 12], 5'd0, port_cfg_pcp[bus_rd_k*3 +: 3], 2'd0, port_cfg_trunk[bus_rd_k], port_cfg_enable[bus_rd_k]});
+            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{bus_rd_sel_q[91 + bus_rd_k * 13]}} & port_rx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{bus_rd_sel_q[92 + bus_rd_k * 13]}} & port_rx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{bus_rd_sel_q[93 + bus_rd_k * 13]}} & port_rx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{bus_rd_sel_q[94 + bus_rd_k * 13]}} & port_rx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{bus_rd_sel_q[95 + bus_rd_k * 13]}} & port_tx_frames[bus_rd_k*64 +: 32]);
+            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{bus_rd_sel_q[96 + bus_rd_k * 13]}} & port_tx_frames_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{bus_rd_sel_q[97 + bus_rd_k * 13]}} & port_tx_bytes[bus_rd_k*64 +: 32]);
+            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{bus_rd_sel_q[98 + bus_rd_k * 13]}} & port_tx_bytes_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{bus_rd_sel_q[99 + bus_rd_k * 13]}} & port_rx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{bus_rd_sel_q[100 + bus_rd_k * 13]}} & port_rx_drops_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{bus_rd_sel_q[101 + bus_rd_k * 13]}} & port_tx_drops[bus_rd_k*64 +: 32]);
+            bus_rd_grp[703:672] = bus_rd_grp[703:672] | ({32{bus_rd_sel_q[102 + bus_rd_k * 13]}} & port_tx_drops_hi_q[bus_rd_k*32 +: 32]);
         end
         bus_rd_ghit[22] = |bus_rd_sel_q[309:298];
         for (bus_rd_k = 0; bus_rd_k < 2; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_grp[735:704] = bus_rd_grp[735:704] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 0]}} & {ts_cfg_offset[bus_rd_k*16 +: 16], 13'd0, ts_cfg_by_type[bus_rd_k], ts_cfg_mode[bus_rd_k], ts_cfg_enable[bus_rd_k]});
-            bus_rd_grp[735:704] = bus_rd_grp[735:704] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 1]}} & {16'd0, ts_match_ethertype[bus_rd_k*16 +: 16]});
-            bus_rd_grp[735:704] = bus_rd_grp[735:704] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 2]}} & ts_stamped[bus_rd_k*64 +: 32]);
-            bus_rd_grp[735:704] = bus_rd_grp[735:704] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 3]}} & ts_stamped_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[735:704] = bus_rd_grp[735:704] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 4]}} & ts_bad_offset[bus_rd_k*64 +: 32]);
-            bus_rd_grp[735:704] = bus_rd_grp[735:704] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 5]}} & ts_bad_offset_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[735:704] = bus_rd_grp[735:704] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6]}} & {ts_cfg_offset[bus_rd_k*16 +: 16], 13'd0, ts_cfg_by_type[bus_rd_k], ts_cfg_mode[bus_rd_k], ts_cfg_enable[bus_rd_k]});
+            bus_rd_grp[735:704] = bus_rd_grp[735:704] | ({32{bus_rd_sel_q[299 + bus_rd_k * 6]}} & {16'd0, ts_match_ethertype[bus_rd_k*16 +: 16]});
+            bus_rd_grp[735:704] = bus_rd_grp[735:704] | ({32{bus_rd_sel_q[300 + bus_rd_k * 6]}} & ts_stamped[bus_rd_k*64 +: 32]);
+            bus_rd_grp[735:704] = bus_rd_grp[735:704] | ({32{bus_rd_sel_q[301 + bus_rd_k * 6]}} & ts_stamped_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[735:704] = bus_rd_grp[735:704] | ({32{bus_rd_sel_q[302 + bus_rd_k * 6]}} & ts_bad_offset[bus_rd_k*64 +: 32]);
+            bus_rd_grp[735:704] = bus_rd_grp[735:704] | ({32{bus_rd_sel_q[303 + bus_rd_k * 6]}} & ts_bad_offset_hi_q[bus_rd_k*32 +: 32]);
         end
         bus_rd_ghit[23] = |bus_rd_sel_q[321:310];
         for (bus_rd_k = 2; bus_rd_k < 4; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_grp[767:736] = bus_rd_grp[767:736] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 0]}} & {ts_cfg_offset[bus_rd_k*16 +: 16], 13'd0, ts_cfg_by_type[bus_rd_k], ts_cfg_mode[bus_rd_k], ts_cfg_enable[bus_rd_k]});
-            bus_rd_grp[767:736] = bus_rd_grp[767:736] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 1]}} & {16'd0, ts_match_ethertype[bus_rd_k*16 +: 16]});
-            bus_rd_grp[767:736] = bus_rd_grp[767:736] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 2]}} & ts_stamped[bus_rd_k*64 +: 32]);
-            bus_rd_grp[767:736] = bus_rd_grp[767:736] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 3]}} & ts_stamped_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[767:736] = bus_rd_grp[767:736] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 4]}} & ts_bad_offset[bus_rd_k*64 +: 32]);
-            bus_rd_grp[767:736] = bus_rd_grp[767:736] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 5]}} & ts_bad_offset_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[767:736] = bus_rd_grp[767:736] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6]}} & {ts_cfg_offset[bus_rd_k*16 +: 16], 13'd0, ts_cfg_by_type[bus_rd_k], ts_cfg_mode[bus_rd_k], ts_cfg_enable[bus_rd_k]});
+            bus_rd_grp[767:736] = bus_rd_grp[767:736] | ({32{bus_rd_sel_q[299 + bus_rd_k * 6]}} & {16'd0, ts_match_ethertype[bus_rd_k*16 +: 16]});
+            bus_rd_grp[767:736] = bus_rd_grp[767:736] | ({32{bus_rd_sel_q[300 + bus_rd_k * 6]}} & ts_stamped[bus_rd_k*64 +: 32]);
+            bus_rd_grp[767:736] = bus_rd_grp[767:736] | ({32{bus_rd_sel_q[301 + bus_rd_k * 6]}} & ts_stamped_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[767:736] = bus_rd_grp[767:736] | ({32{bus_rd_sel_q[302 + bus_rd_k * 6]}} & ts_bad_offset[bus_rd_k*64 +: 32]);
+            bus_rd_grp[767:736] = bus_rd_grp[767:736] | ({32{bus_rd_sel_q[303 + bus_rd_k * 6]}} & ts_bad_offset_hi_q[bus_rd_k*32 +: 32]);
         end
         bus_rd_ghit[24] = |bus_rd_sel_q[333:322];
         for (bus_rd_k = 4; bus_rd_k < 6; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_grp[799:768] = bus_rd_grp[799:768] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 0]}} & {ts_cfg_offset[bus_rd_k*16 +: 16], 13'd0, ts_cfg_by_type[bus_rd_k], ts_cfg_mode[bus_rd_k], ts_cfg_enable[bus_rd_k]});
-            bus_rd_grp[799:768] = bus_rd_grp[799:768] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 1]}} & {16'd0, ts_match_ethertype[bus_rd_k*16 +: 16]});
-            bus_rd_grp[799:768] = bus_rd_grp[799:768] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 2]}} & ts_stamped[bus_rd_k*64 +: 32]);
-            bus_rd_grp[799:768] = bus_rd_grp[799:768] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 3]}} & ts_stamped_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[799:768] = bus_rd_grp[799:768] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 4]}} & ts_bad_offset[bus_rd_k*64 +: 32]);
-            bus_rd_grp[799:768] = bus_rd_grp[799:768] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 5]}} & ts_bad_offset_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[799:768] = bus_rd_grp[799:768] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6]}} & {ts_cfg_offset[bus_rd_k*16 +: 16], 13'd0, ts_cfg_by_type[bus_rd_k], ts_cfg_mode[bus_rd_k], ts_cfg_enable[bus_rd_k]});
+            bus_rd_grp[799:768] = bus_rd_grp[799:768] | ({32{bus_rd_sel_q[299 + bus_rd_k * 6]}} & {16'd0, ts_match_ethertype[bus_rd_k*16 +: 16]});
+            bus_rd_grp[799:768] = bus_rd_grp[799:768] | ({32{bus_rd_sel_q[300 + bus_rd_k * 6]}} & ts_stamped[bus_rd_k*64 +: 32]);
+            bus_rd_grp[799:768] = bus_rd_grp[799:768] | ({32{bus_rd_sel_q[301 + bus_rd_k * 6]}} & ts_stamped_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[799:768] = bus_rd_grp[799:768] | ({32{bus_rd_sel_q[302 + bus_rd_k * 6]}} & ts_bad_offset[bus_rd_k*64 +: 32]);
+            bus_rd_grp[799:768] = bus_rd_grp[799:768] | ({32{bus_rd_sel_q[303 + bus_rd_k * 6]}} & ts_bad_offset_hi_q[bus_rd_k*32 +: 32]);
         end
         bus_rd_ghit[25] = |bus_rd_sel_q[345:334];
         for (bus_rd_k = 6; bus_rd_k < 8; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_grp[831:800] = bus_rd_grp[831:800] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 0]}} & {ts_cfg_offset[bus_rd_k*16 +: 16], 13'd0, ts_cfg_by_type[bus_rd_k], ts_cfg_mode[bus_rd_k], ts_cfg_enable[bus_rd_k]});
-            bus_rd_grp[831:800] = bus_rd_grp[831:800] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 1]}} & {16'd0, ts_match_ethertype[bus_rd_k*16 +: 16]});
-            bus_rd_grp[831:800] = bus_rd_grp[831:800] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 2]}} & ts_stamped[bus_rd_k*64 +: 32]);
-            bus_rd_grp[831:800] = bus_rd_grp[831:800] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 3]}} & ts_stamped_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[831:800] = bus_rd_grp[831:800] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 4]}} & ts_bad_offset[bus_rd_k*64 +: 32]);
-            bus_rd_grp[831:800] = bus_rd_grp[831:800] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 5]}} & ts_bad_offset_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[831:800] = bus_rd_grp[831:800] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6]}} & {ts_cfg_offset[bus_rd_k*16 +: 16], 13'd0, ts_cfg_by_type[bus_rd_k], ts_cfg_mode[bus_rd_k], ts_cfg_enable[bus_rd_k]});
+            bus_rd_grp[831:800] = bus_rd_grp[831:800] | ({32{bus_rd_sel_q[299 + bus_rd_k * 6]}} & {16'd0, ts_match_ethertype[bus_rd_k*16 +: 16]});
+            bus_rd_grp[831:800] = bus_rd_grp[831:800] | ({32{bus_rd_sel_q[300 + bus_rd_k * 6]}} & ts_stamped[bus_rd_k*64 +: 32]);
+            bus_rd_grp[831:800] = bus_rd_grp[831:800] | ({32{bus_rd_sel_q[301 + bus_rd_k * 6]}} & ts_stamped_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[831:800] = bus_rd_grp[831:800] | ({32{bus_rd_sel_q[302 + bus_rd_k * 6]}} & ts_bad_offset[bus_rd_k*64 +: 32]);
+            bus_rd_grp[831:800] = bus_rd_grp[831:800] | ({32{bus_rd_sel_q[303 + bus_rd_k * 6]}} & ts_bad_offset_hi_q[bus_rd_k*32 +: 32]);
         end
         bus_rd_ghit[26] = |bus_rd_sel_q[357:346];
         for (bus_rd_k = 8; bus_rd_k < 10; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_grp[863:832] = bus_rd_grp[863:832] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 0]}} & {ts_cfg_offset[bus_rd_k*16 +: 16], 13'd0, ts_cfg_by_type[bus_rd_k], ts_cfg_mode[bus_rd_k], ts_cfg_enable[bus_rd_k]});
-            bus_rd_grp[863:832] = bus_rd_grp[863:832] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 1]}} & {16'd0, ts_match_ethertype[bus_rd_k*16 +: 16]});
-            bus_rd_grp[863:832] = bus_rd_grp[863:832] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 2]}} & ts_stamped[bus_rd_k*64 +: 32]);
-            bus_rd_grp[863:832] = bus_rd_grp[863:832] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 3]}} & ts_stamped_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[863:832] = bus_rd_grp[863:832] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 4]}} & ts_bad_offset[bus_rd_k*64 +: 32]);
-            bus_rd_grp[863:832] = bus_rd_grp[863:832] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 5]}} & ts_bad_offset_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[863:832] = bus_rd_grp[863:832] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6]}} & {ts_cfg_offset[bus_rd_k*16 +: 16], 13'd0, ts_cfg_by_type[bus_rd_k], ts_cfg_mode[bus_rd_k], ts_cfg_enable[bus_rd_k]});
+            bus_rd_grp[863:832] = bus_rd_grp[863:832] | ({32{bus_rd_sel_q[299 + bus_rd_k * 6]}} & {16'd0, ts_match_ethertype[bus_rd_k*16 +: 16]});
+            bus_rd_grp[863:832] = bus_rd_grp[863:832] | ({32{bus_rd_sel_q[300 + bus_rd_k * 6]}} & ts_stamped[bus_rd_k*64 +: 32]);
+            bus_rd_grp[863:832] = bus_rd_grp[863:832] | ({32{bus_rd_sel_q[301 + bus_rd_k * 6]}} & ts_stamped_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[863:832] = bus_rd_grp[863:832] | ({32{bus_rd_sel_q[302 + bus_rd_k * 6]}} & ts_bad_offset[bus_rd_k*64 +: 32]);
+            bus_rd_grp[863:832] = bus_rd_grp[863:832] | ({32{bus_rd_sel_q[303 + bus_rd_k * 6]}} & ts_bad_offset_hi_q[bus_rd_k*32 +: 32]);
         end
         bus_rd_ghit[27] = |bus_rd_sel_q[369:358];
         for (bus_rd_k = 10; bus_rd_k < 12; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_grp[895:864] = bus_rd_grp[895:864] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 0]}} & {ts_cfg_offset[bus_rd_k*16 +: 16], 13'd0, ts_cfg_by_type[bus_rd_k], ts_cfg_mode[bus_rd_k], ts_cfg_enable[bus_rd_k]});
-            bus_rd_grp[895:864] = bus_rd_grp[895:864] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 1]}} & {16'd0, ts_match_ethertype[bus_rd_k*16 +: 16]});
-            bus_rd_grp[895:864] = bus_rd_grp[895:864] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 2]}} & ts_stamped[bus_rd_k*64 +: 32]);
-            bus_rd_grp[895:864] = bus_rd_grp[895:864] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 3]}} & ts_stamped_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[895:864] = bus_rd_grp[895:864] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 4]}} & ts_bad_offset[bus_rd_k*64 +: 32]);
-            bus_rd_grp[895:864] = bus_rd_grp[895:864] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 5]}} & ts_bad_offset_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[895:864] = bus_rd_grp[895:864] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6]}} & {ts_cfg_offset[bus_rd_k*16 +: 16], 13'd0, ts_cfg_by_type[bus_rd_k], ts_cfg_mode[bus_rd_k], ts_cfg_enable[bus_rd_k]});
+            bus_rd_grp[895:864] = bus_rd_grp[895:864] | ({32{bus_rd_sel_q[299 + bus_rd_k * 6]}} & {16'd0, ts_match_ethertype[bus_rd_k*16 +: 16]});
+            bus_rd_grp[895:864] = bus_rd_grp[895:864] | ({32{bus_rd_sel_q[300 + bus_rd_k * 6]}} & ts_stamped[bus_rd_k*64 +: 32]);
+            bus_rd_grp[895:864] = bus_rd_grp[895:864] | ({32{bus_rd_sel_q[301 + bus_rd_k * 6]}} & ts_stamped_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[895:864] = bus_rd_grp[895:864] | ({32{bus_rd_sel_q[302 + bus_rd_k * 6]}} & ts_bad_offset[bus_rd_k*64 +: 32]);
+            bus_rd_grp[895:864] = bus_rd_grp[895:864] | ({32{bus_rd_sel_q[303 + bus_rd_k * 6]}} & ts_bad_offset_hi_q[bus_rd_k*32 +: 32]);
         end
         bus_rd_ghit[28] = |bus_rd_sel_q[381:370];
         for (bus_rd_k = 12; bus_rd_k < 14; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_grp[927:896] = bus_rd_grp[927:896] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 0]}} & {ts_cfg_offset[bus_rd_k*16 +: 16], 13'd0, ts_cfg_by_type[bus_rd_k], ts_cfg_mode[bus_rd_k], ts_cfg_enable[bus_rd_k]});
-            bus_rd_grp[927:896] = bus_rd_grp[927:896] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 1]}} & {16'd0, ts_match_ethertype[bus_rd_k*16 +: 16]});
-            bus_rd_grp[927:896] = bus_rd_grp[927:896] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 2]}} & ts_stamped[bus_rd_k*64 +: 32]);
-            bus_rd_grp[927:896] = bus_rd_grp[927:896] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 3]}} & ts_stamped_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[927:896] = bus_rd_grp[927:896] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 4]}} & ts_bad_offset[bus_rd_k*64 +: 32]);
-            bus_rd_grp[927:896] = bus_rd_grp[927:896] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 5]}} & ts_bad_offset_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[927:896] = bus_rd_grp[927:896] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6]}} & {ts_cfg_offset[bus_rd_k*16 +: 16], 13'd0, ts_cfg_by_type[bus_rd_k], ts_cfg_mode[bus_rd_k], ts_cfg_enable[bus_rd_k]});
+            bus_rd_grp[927:896] = bus_rd_grp[927:896] | ({32{bus_rd_sel_q[299 + bus_rd_k * 6]}} & {16'd0, ts_match_ethertype[bus_rd_k*16 +: 16]});
+            bus_rd_grp[927:896] = bus_rd_grp[927:896] | ({32{bus_rd_sel_q[300 + bus_rd_k * 6]}} & ts_stamped[bus_rd_k*64 +: 32]);
+            bus_rd_grp[927:896] = bus_rd_grp[927:896] | ({32{bus_rd_sel_q[301 + bus_rd_k * 6]}} & ts_stamped_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[927:896] = bus_rd_grp[927:896] | ({32{bus_rd_sel_q[302 + bus_rd_k * 6]}} & ts_bad_offset[bus_rd_k*64 +: 32]);
+            bus_rd_grp[927:896] = bus_rd_grp[927:896] | ({32{bus_rd_sel_q[303 + bus_rd_k * 6]}} & ts_bad_offset_hi_q[bus_rd_k*32 +: 32]);
         end
         bus_rd_ghit[29] = |bus_rd_sel_q[393:382];
         for (bus_rd_k = 14; bus_rd_k < 16; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_grp[959:928] = bus_rd_grp[959:928] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 0]}} & {ts_cfg_offset[bus_rd_k*16 +: 16], 13'd0, ts_cfg_by_type[bus_rd_k], ts_cfg_mode[bus_rd_k], ts_cfg_enable[bus_rd_k]});
-            bus_rd_grp[959:928] = bus_rd_grp[959:928] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 1]}} & {16'd0, ts_match_ethertype[bus_rd_k*16 +: 16]});
-            bus_rd_grp[959:928] = bus_rd_grp[959:928] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 2]}} & ts_stamped[bus_rd_k*64 +: 32]);
-            bus_rd_grp[959:928] = bus_rd_grp[959:928] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 3]}} & ts_stamped_hi_q[bus_rd_k*32 +: 32]);
-            bus_rd_grp[959:928] = bus_rd_grp[959:928] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 4]}} & ts_bad_offset[bus_rd_k*64 +: 32]);
-            bus_rd_grp[959:928] = bus_rd_grp[959:928] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6 + 5]}} & ts_bad_offset_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[959:928] = bus_rd_grp[959:928] | ({32{bus_rd_sel_q[298 + bus_rd_k * 6]}} & {ts_cfg_offset[bus_rd_k*16 +: 16], 13'd0, ts_cfg_by_type[bus_rd_k], ts_cfg_mode[bus_rd_k], ts_cfg_enable[bus_rd_k]});
+            bus_rd_grp[959:928] = bus_rd_grp[959:928] | ({32{bus_rd_sel_q[299 + bus_rd_k * 6]}} & {16'd0, ts_match_ethertype[bus_rd_k*16 +: 16]});
+            bus_rd_grp[959:928] = bus_rd_grp[959:928] | ({32{bus_rd_sel_q[300 + bus_rd_k * 6]}} & ts_stamped[bus_rd_k*64 +: 32]);
+            bus_rd_grp[959:928] = bus_rd_grp[959:928] | ({32{bus_rd_sel_q[301 + bus_rd_k * 6]}} & ts_stamped_hi_q[bus_rd_k*32 +: 32]);
+            bus_rd_grp[959:928] = bus_rd_grp[959:928] | ({32{bus_rd_sel_q[302 + bus_rd_k * 6]}} & ts_bad_offset[bus_rd_k*64 +: 32]);
+            bus_rd_grp[959:928] = bus_rd_grp[959:928] | ({32{bus_rd_sel_q[303 + bus_rd_k * 6]}} & ts_bad_offset_hi_q[bus_rd_k*32 +: 32]);
         end
     end
 

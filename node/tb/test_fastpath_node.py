@@ -471,9 +471,7 @@ def ptrain_probe(da: bytes, sa: bytes, size: int, seq: int) -> tuple[bytes, dict
     frame, build()'s arguments, the tester header's offset."""
     h = pframe.Headers(src_mac=sa.hex(":"), dst_mac=da.hex(":"))
     kw = dict(size=size, seq=seq, train=7, index=0, train_len=1, headers=h)
-    f = bytearray(pframe.build(tx_time=0, **kw))
-    f[h.length + 40:h.length + 42] = bytes(2)       # csum_adj: the generator sends 0
-    return bytes(f), kw, h.length
+    return pframe.unstamped(**kw), kw, h.length
 
 
 @cocotb.test()

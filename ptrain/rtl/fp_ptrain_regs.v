@@ -671,7 +671,7 @@ module fp_ptrain_regs (
     generate
         for (i = 0; i < 4; i = i + 1) begin : g_gen_src_ip
             // gen_src_ip_word (rw, 32-bit)
-            wire wr_gen_src_ip_word = bus_wr_en && bus_wr_sel_q[22 + i * 1 + 0];
+            wire wr_gen_src_ip_word = bus_wr_en && bus_wr_sel_q[22 + i * 1];
             always @(posedge clk) begin
                 if (rst) begin
                     gen_src_ip_word_q[i*32 +: 32] <= 32'h00000000;
@@ -689,7 +689,7 @@ module fp_ptrain_regs (
     generate
         for (i = 0; i < 4; i = i + 1) begin : g_gen_dst_ip
             // gen_dst_ip_word (rw, 32-bit)
-            wire wr_gen_dst_ip_word = bus_wr_en && bus_wr_sel_q[26 + i * 1 + 0];
+            wire wr_gen_dst_ip_word = bus_wr_en && bus_wr_sel_q[26 + i * 1];
             always @(posedge clk) begin
                 if (rst) begin
                     gen_dst_ip_word_q[i*32 +: 32] <= 32'h00000000;
@@ -707,8 +707,8 @@ module fp_ptrain_regs (
     generate
         for (i = 0; i < 4; i = i + 1) begin : g_rule
             // rule_dst_mac (rw, 64-bit)
-            wire wr_rule_dst_mac_lo = bus_wr_en && bus_wr_sel_q[30 + i * 16 + 0];
-            wire wr_rule_dst_mac_hi = bus_wr_en && bus_wr_sel_q[30 + i * 16 + 1];
+            wire wr_rule_dst_mac_lo = bus_wr_en && bus_wr_sel_q[30 + i * 16];
+            wire wr_rule_dst_mac_hi = bus_wr_en && bus_wr_sel_q[31 + i * 16];
             always @(posedge clk) begin
                 if (rst) begin
                     rule_dst_mac_addr_q[i*48 +: 48] <= 48'h000000000000;
@@ -723,8 +723,8 @@ module fp_ptrain_regs (
             end
 
             // rule_dst_mac_mask (rw, 64-bit)
-            wire wr_rule_dst_mac_mask_lo = bus_wr_en && bus_wr_sel_q[30 + i * 16 + 2];
-            wire wr_rule_dst_mac_mask_hi = bus_wr_en && bus_wr_sel_q[30 + i * 16 + 3];
+            wire wr_rule_dst_mac_mask_lo = bus_wr_en && bus_wr_sel_q[32 + i * 16];
+            wire wr_rule_dst_mac_mask_hi = bus_wr_en && bus_wr_sel_q[33 + i * 16];
             always @(posedge clk) begin
                 if (rst) begin
                     rule_dst_mac_mask_addr_q[i*48 +: 48] <= 48'h000000000000;
@@ -739,8 +739,8 @@ module fp_ptrain_regs (
             end
 
             // rule_src_mac (rw, 64-bit)
-            wire wr_rule_src_mac_lo = bus_wr_en && bus_wr_sel_q[30 + i * 16 + 4];
-            wire wr_rule_src_mac_hi = bus_wr_en && bus_wr_sel_q[30 + i * 16 + 5];
+            wire wr_rule_src_mac_lo = bus_wr_en && bus_wr_sel_q[34 + i * 16];
+            wire wr_rule_src_mac_hi = bus_wr_en && bus_wr_sel_q[35 + i * 16];
             always @(posedge clk) begin
                 if (rst) begin
                     rule_src_mac_addr_q[i*48 +: 48] <= 48'h000000000000;
@@ -755,8 +755,8 @@ module fp_ptrain_regs (
             end
 
             // rule_src_mac_mask (rw, 64-bit)
-            wire wr_rule_src_mac_mask_lo = bus_wr_en && bus_wr_sel_q[30 + i * 16 + 6];
-            wire wr_rule_src_mac_mask_hi = bus_wr_en && bus_wr_sel_q[30 + i * 16 + 7];
+            wire wr_rule_src_mac_mask_lo = bus_wr_en && bus_wr_sel_q[36 + i * 16];
+            wire wr_rule_src_mac_mask_hi = bus_wr_en && bus_wr_sel_q[37 + i * 16];
             always @(posedge clk) begin
                 if (rst) begin
                     rule_src_mac_mask_addr_q[i*48 +: 48] <= 48'h000000000000;
@@ -771,7 +771,7 @@ module fp_ptrain_regs (
             end
 
             // rule_l2 (rw, 32-bit)
-            wire wr_rule_l2 = bus_wr_en && bus_wr_sel_q[30 + i * 16 + 8];
+            wire wr_rule_l2 = bus_wr_en && bus_wr_sel_q[38 + i * 16];
             always @(posedge clk) begin
                 if (rst) begin
                     rule_l2_vid_q[i*12 +: 12] <= 12'h000;
@@ -793,7 +793,7 @@ module fp_ptrain_regs (
             end
 
             // rule_proto (rw, 32-bit)
-            wire wr_rule_proto = bus_wr_en && bus_wr_sel_q[30 + i * 16 + 9];
+            wire wr_rule_proto = bus_wr_en && bus_wr_sel_q[39 + i * 16];
             always @(posedge clk) begin
                 if (rst) begin
                     rule_proto_number_q[i*8 +: 8] <= 8'h00;
@@ -805,7 +805,7 @@ module fp_ptrain_regs (
             end
 
             // rule_ip_src (rw, 32-bit)
-            wire wr_rule_ip_src = bus_wr_en && bus_wr_sel_q[30 + i * 16 + 10];
+            wire wr_rule_ip_src = bus_wr_en && bus_wr_sel_q[40 + i * 16];
             always @(posedge clk) begin
                 if (rst) begin
                     rule_ip_src_q[i*32 +: 32] <= 32'h00000000;
@@ -818,7 +818,7 @@ module fp_ptrain_regs (
             end
 
             // rule_ip_src_mask (rw, 32-bit)
-            wire wr_rule_ip_src_mask = bus_wr_en && bus_wr_sel_q[30 + i * 16 + 11];
+            wire wr_rule_ip_src_mask = bus_wr_en && bus_wr_sel_q[41 + i * 16];
             always @(posedge clk) begin
                 if (rst) begin
                     rule_ip_src_mask_q[i*32 +: 32] <= 32'h00000000;
@@ -831,7 +831,7 @@ module fp_ptrain_regs (
             end
 
             // rule_ip_dst (rw, 32-bit)
-            wire wr_rule_ip_dst = bus_wr_en && bus_wr_sel_q[30 + i * 16 + 12];
+            wire wr_rule_ip_dst = bus_wr_en && bus_wr_sel_q[42 + i * 16];
             always @(posedge clk) begin
                 if (rst) begin
                     rule_ip_dst_q[i*32 +: 32] <= 32'h00000000;
@@ -844,7 +844,7 @@ module fp_ptrain_regs (
             end
 
             // rule_ip_dst_mask (rw, 32-bit)
-            wire wr_rule_ip_dst_mask = bus_wr_en && bus_wr_sel_q[30 + i * 16 + 13];
+            wire wr_rule_ip_dst_mask = bus_wr_en && bus_wr_sel_q[43 + i * 16];
             always @(posedge clk) begin
                 if (rst) begin
                     rule_ip_dst_mask_q[i*32 +: 32] <= 32'h00000000;
@@ -857,7 +857,7 @@ module fp_ptrain_regs (
             end
 
             // rule_ports (rw, 32-bit)
-            wire wr_rule_ports = bus_wr_en && bus_wr_sel_q[30 + i * 16 + 14];
+            wire wr_rule_ports = bus_wr_en && bus_wr_sel_q[44 + i * 16];
             always @(posedge clk) begin
                 if (rst) begin
                     rule_ports_sport_q[i*16 +: 16] <= 16'h0000;
@@ -871,7 +871,7 @@ module fp_ptrain_regs (
             end
 
             // rule_ports_mask (rw, 32-bit)
-            wire wr_rule_ports_mask = bus_wr_en && bus_wr_sel_q[30 + i * 16 + 15];
+            wire wr_rule_ports_mask = bus_wr_en && bus_wr_sel_q[45 + i * 16];
             always @(posedge clk) begin
                 if (rst) begin
                     rule_ports_mask_sport_q[i*16 +: 16] <= 16'h0000;
@@ -946,40 +946,40 @@ module fp_ptrain_regs (
             bus_rd_sel_q[51] <= bus_rd_start_byte == 32'h248;
             bus_rd_sel_q[52] <= bus_rd_start_byte == 32'h24c;
             for (bus_rd_k = 0; bus_rd_k < 4; bus_rd_k = bus_rd_k + 1) begin
-                bus_rd_sel_q[53 + bus_rd_k * 1 + 0] <= bus_rd_start_byte == 32'h050 + bus_rd_k * 32'h4 + 32'h0;
+                bus_rd_sel_q[53 + bus_rd_k * 1] <= bus_rd_start_byte == 32'h050 + bus_rd_k * 32'h4 + 32'h0;
             end
             for (bus_rd_k = 0; bus_rd_k < 4; bus_rd_k = bus_rd_k + 1) begin
-                bus_rd_sel_q[57 + bus_rd_k * 1 + 0] <= bus_rd_start_byte == 32'h060 + bus_rd_k * 32'h4 + 32'h0;
+                bus_rd_sel_q[57 + bus_rd_k * 1] <= bus_rd_start_byte == 32'h060 + bus_rd_k * 32'h4 + 32'h0;
             end
             for (bus_rd_k = 0; bus_rd_k < 4; bus_rd_k = bus_rd_k + 1) begin
-                bus_rd_sel_q[61 + bus_rd_k * 16 + 0] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0;
-                bus_rd_sel_q[61 + bus_rd_k * 16 + 1] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h4;
-                bus_rd_sel_q[61 + bus_rd_k * 16 + 2] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8;
-                bus_rd_sel_q[61 + bus_rd_k * 16 + 3] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc;
-                bus_rd_sel_q[61 + bus_rd_k * 16 + 4] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10;
-                bus_rd_sel_q[61 + bus_rd_k * 16 + 5] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14;
-                bus_rd_sel_q[61 + bus_rd_k * 16 + 6] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18;
-                bus_rd_sel_q[61 + bus_rd_k * 16 + 7] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c;
-                bus_rd_sel_q[61 + bus_rd_k * 16 + 8] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20;
-                bus_rd_sel_q[61 + bus_rd_k * 16 + 9] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24;
-                bus_rd_sel_q[61 + bus_rd_k * 16 + 10] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28;
-                bus_rd_sel_q[61 + bus_rd_k * 16 + 11] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c;
-                bus_rd_sel_q[61 + bus_rd_k * 16 + 12] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30;
-                bus_rd_sel_q[61 + bus_rd_k * 16 + 13] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34;
-                bus_rd_sel_q[61 + bus_rd_k * 16 + 14] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h38;
-                bus_rd_sel_q[61 + bus_rd_k * 16 + 15] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h3c;
+                bus_rd_sel_q[61 + bus_rd_k * 16] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h0;
+                bus_rd_sel_q[62 + bus_rd_k * 16] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h4;
+                bus_rd_sel_q[63 + bus_rd_k * 16] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h8;
+                bus_rd_sel_q[64 + bus_rd_k * 16] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'hc;
+                bus_rd_sel_q[65 + bus_rd_k * 16] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h10;
+                bus_rd_sel_q[66 + bus_rd_k * 16] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h14;
+                bus_rd_sel_q[67 + bus_rd_k * 16] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h18;
+                bus_rd_sel_q[68 + bus_rd_k * 16] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h1c;
+                bus_rd_sel_q[69 + bus_rd_k * 16] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h20;
+                bus_rd_sel_q[70 + bus_rd_k * 16] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h24;
+                bus_rd_sel_q[71 + bus_rd_k * 16] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h28;
+                bus_rd_sel_q[72 + bus_rd_k * 16] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h2c;
+                bus_rd_sel_q[73 + bus_rd_k * 16] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h30;
+                bus_rd_sel_q[74 + bus_rd_k * 16] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h34;
+                bus_rd_sel_q[75 + bus_rd_k * 16] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h38;
+                bus_rd_sel_q[76 + bus_rd_k * 16] <= bus_rd_start_byte == 32'h400 + bus_rd_k * 32'h40 + 32'h3c;
             end
             for (bus_rd_k = 0; bus_rd_k < 4; bus_rd_k = bus_rd_k + 1) begin
-                bus_rd_sel_q[125 + bus_rd_k * 10 + 0] <= bus_rd_start_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h0;
-                bus_rd_sel_q[125 + bus_rd_k * 10 + 1] <= bus_rd_start_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h4;
-                bus_rd_sel_q[125 + bus_rd_k * 10 + 2] <= bus_rd_start_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h8;
-                bus_rd_sel_q[125 + bus_rd_k * 10 + 3] <= bus_rd_start_byte == 32'h800 + bus_rd_k * 32'h40 + 32'hc;
-                bus_rd_sel_q[125 + bus_rd_k * 10 + 4] <= bus_rd_start_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h10;
-                bus_rd_sel_q[125 + bus_rd_k * 10 + 5] <= bus_rd_start_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h14;
-                bus_rd_sel_q[125 + bus_rd_k * 10 + 6] <= bus_rd_start_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h18;
-                bus_rd_sel_q[125 + bus_rd_k * 10 + 7] <= bus_rd_start_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h1c;
-                bus_rd_sel_q[125 + bus_rd_k * 10 + 8] <= bus_rd_start_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h20;
-                bus_rd_sel_q[125 + bus_rd_k * 10 + 9] <= bus_rd_start_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h24;
+                bus_rd_sel_q[125 + bus_rd_k * 10] <= bus_rd_start_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h0;
+                bus_rd_sel_q[126 + bus_rd_k * 10] <= bus_rd_start_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h4;
+                bus_rd_sel_q[127 + bus_rd_k * 10] <= bus_rd_start_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h8;
+                bus_rd_sel_q[128 + bus_rd_k * 10] <= bus_rd_start_byte == 32'h800 + bus_rd_k * 32'h40 + 32'hc;
+                bus_rd_sel_q[129 + bus_rd_k * 10] <= bus_rd_start_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h10;
+                bus_rd_sel_q[130 + bus_rd_k * 10] <= bus_rd_start_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h14;
+                bus_rd_sel_q[131 + bus_rd_k * 10] <= bus_rd_start_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h18;
+                bus_rd_sel_q[132 + bus_rd_k * 10] <= bus_rd_start_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h1c;
+                bus_rd_sel_q[133 + bus_rd_k * 10] <= bus_rd_start_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h20;
+                bus_rd_sel_q[134 + bus_rd_k * 10] <= bus_rd_start_byte == 32'h800 + bus_rd_k * 32'h40 + 32'h24;
             end
         end
     end
@@ -1010,28 +1010,28 @@ module fp_ptrain_regs (
             bus_wr_sel_q[20] <= bus_wr_start_byte == 32'h214;
             bus_wr_sel_q[21] <= bus_wr_start_byte == 32'h218;
             for (bus_wr_k = 0; bus_wr_k < 4; bus_wr_k = bus_wr_k + 1) begin
-                bus_wr_sel_q[22 + bus_wr_k * 1 + 0] <= bus_wr_start_byte == 32'h050 + bus_wr_k * 32'h4 + 32'h0;
+                bus_wr_sel_q[22 + bus_wr_k * 1] <= bus_wr_start_byte == 32'h050 + bus_wr_k * 32'h4 + 32'h0;
             end
             for (bus_wr_k = 0; bus_wr_k < 4; bus_wr_k = bus_wr_k + 1) begin
-                bus_wr_sel_q[26 + bus_wr_k * 1 + 0] <= bus_wr_start_byte == 32'h060 + bus_wr_k * 32'h4 + 32'h0;
+                bus_wr_sel_q[26 + bus_wr_k * 1] <= bus_wr_start_byte == 32'h060 + bus_wr_k * 32'h4 + 32'h0;
             end
             for (bus_wr_k = 0; bus_wr_k < 4; bus_wr_k = bus_wr_k + 1) begin
-                bus_wr_sel_q[30 + bus_wr_k * 16 + 0] <= bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h0;
-                bus_wr_sel_q[30 + bus_wr_k * 16 + 1] <= bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h4;
-                bus_wr_sel_q[30 + bus_wr_k * 16 + 2] <= bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h8;
-                bus_wr_sel_q[30 + bus_wr_k * 16 + 3] <= bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'hc;
-                bus_wr_sel_q[30 + bus_wr_k * 16 + 4] <= bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h10;
-                bus_wr_sel_q[30 + bus_wr_k * 16 + 5] <= bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h14;
-                bus_wr_sel_q[30 + bus_wr_k * 16 + 6] <= bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h18;
-                bus_wr_sel_q[30 + bus_wr_k * 16 + 7] <= bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h1c;
-                bus_wr_sel_q[30 + bus_wr_k * 16 + 8] <= bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h20;
-                bus_wr_sel_q[30 + bus_wr_k * 16 + 9] <= bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h24;
-                bus_wr_sel_q[30 + bus_wr_k * 16 + 10] <= bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h28;
-                bus_wr_sel_q[30 + bus_wr_k * 16 + 11] <= bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h2c;
-                bus_wr_sel_q[30 + bus_wr_k * 16 + 12] <= bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h30;
-                bus_wr_sel_q[30 + bus_wr_k * 16 + 13] <= bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h34;
-                bus_wr_sel_q[30 + bus_wr_k * 16 + 14] <= bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h38;
-                bus_wr_sel_q[30 + bus_wr_k * 16 + 15] <= bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h3c;
+                bus_wr_sel_q[30 + bus_wr_k * 16] <= bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h0;
+                bus_wr_sel_q[31 + bus_wr_k * 16] <= bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h4;
+                bus_wr_sel_q[32 + bus_wr_k * 16] <= bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h8;
+                bus_wr_sel_q[33 + bus_wr_k * 16] <= bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'hc;
+                bus_wr_sel_q[34 + bus_wr_k * 16] <= bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h10;
+                bus_wr_sel_q[35 + bus_wr_k * 16] <= bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h14;
+                bus_wr_sel_q[36 + bus_wr_k * 16] <= bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h18;
+                bus_wr_sel_q[37 + bus_wr_k * 16] <= bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h1c;
+                bus_wr_sel_q[38 + bus_wr_k * 16] <= bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h20;
+                bus_wr_sel_q[39 + bus_wr_k * 16] <= bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h24;
+                bus_wr_sel_q[40 + bus_wr_k * 16] <= bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h28;
+                bus_wr_sel_q[41 + bus_wr_k * 16] <= bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h2c;
+                bus_wr_sel_q[42 + bus_wr_k * 16] <= bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h30;
+                bus_wr_sel_q[43 + bus_wr_k * 16] <= bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h34;
+                bus_wr_sel_q[44 + bus_wr_k * 16] <= bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h38;
+                bus_wr_sel_q[45 + bus_wr_k * 16] <= bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h3c;
             end
         end
     end
@@ -1100,139 +1100,139 @@ module fp_ptrain_regs (
         bus_rd_grp[127:96] = bus_rd_grp[127:96] | ({32{bus_rd_sel_q[52]}} & clock_now_hi_q);
         bus_rd_ghit[4] = |bus_rd_sel_q[56:53];
         for (bus_rd_k = 0; bus_rd_k < 4; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_grp[159:128] = bus_rd_grp[159:128] | ({32{bus_rd_sel_q[53 + bus_rd_k * 1 + 0]}} & gen_src_ip_word[bus_rd_k*32 +: 32]);
+            bus_rd_grp[159:128] = bus_rd_grp[159:128] | ({32{bus_rd_sel_q[53 + bus_rd_k * 1]}} & gen_src_ip_word[bus_rd_k*32 +: 32]);
         end
         bus_rd_ghit[5] = |bus_rd_sel_q[60:57];
         for (bus_rd_k = 0; bus_rd_k < 4; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_grp[191:160] = bus_rd_grp[191:160] | ({32{bus_rd_sel_q[57 + bus_rd_k * 1 + 0]}} & gen_dst_ip_word[bus_rd_k*32 +: 32]);
+            bus_rd_grp[191:160] = bus_rd_grp[191:160] | ({32{bus_rd_sel_q[57 + bus_rd_k * 1]}} & gen_dst_ip_word[bus_rd_k*32 +: 32]);
         end
         bus_rd_ghit[6] = |bus_rd_sel_q[76:61];
         for (bus_rd_k = 0; bus_rd_k < 1; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 0]}} & rule_dst_mac_addr[bus_rd_k*48 +: 32]);
-            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 1]}} & {16'd0, rule_dst_mac_addr[bus_rd_k*48 + 32 +: 16]});
-            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 2]}} & rule_dst_mac_mask_addr[bus_rd_k*48 +: 32]);
-            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 3]}} & {16'd0, rule_dst_mac_mask_addr[bus_rd_k*48 + 32 +: 16]});
-            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 4]}} & rule_src_mac_addr[bus_rd_k*48 +: 32]);
-            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 5]}} & {16'd0, rule_src_mac_addr[bus_rd_k*48 + 32 +: 16]});
-            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 6]}} & rule_src_mac_mask_addr[bus_rd_k*48 +: 32]);
-            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 7]}} & {16'd0, rule_src_mac_mask_addr[bus_rd_k*48 + 32 +: 16]});
-            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 8]}} & {2'd0, rule_l2_ipv6_mask[bus_rd_k], rule_l2_tagged_mask[bus_rd_k], rule_l2_vid_mask[bus_rd_k*12 +: 12], 2'd0, rule_l2_ipv6[bus_rd_k], rule_l2_tagged[bus_rd_k], rule_l2_vid[bus_rd_k*12 +: 12]});
-            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 9]}} & {16'd0, rule_proto_mask[bus_rd_k*8 +: 8], rule_proto_number[bus_rd_k*8 +: 8]});
-            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 10]}} & rule_ip_src[bus_rd_k*32 +: 32]);
-            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 11]}} & rule_ip_src_mask[bus_rd_k*32 +: 32]);
-            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 12]}} & rule_ip_dst[bus_rd_k*32 +: 32]);
-            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 13]}} & rule_ip_dst_mask[bus_rd_k*32 +: 32]);
-            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 14]}} & {rule_ports_dport[bus_rd_k*16 +: 16], rule_ports_sport[bus_rd_k*16 +: 16]});
-            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 15]}} & {rule_ports_mask_dport[bus_rd_k*16 +: 16], rule_ports_mask_sport[bus_rd_k*16 +: 16]});
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16]}} & rule_dst_mac_addr[bus_rd_k*48 +: 32]);
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[62 + bus_rd_k * 16]}} & {16'd0, rule_dst_mac_addr[bus_rd_k*48 + 32 +: 16]});
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[63 + bus_rd_k * 16]}} & rule_dst_mac_mask_addr[bus_rd_k*48 +: 32]);
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[64 + bus_rd_k * 16]}} & {16'd0, rule_dst_mac_mask_addr[bus_rd_k*48 + 32 +: 16]});
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[65 + bus_rd_k * 16]}} & rule_src_mac_addr[bus_rd_k*48 +: 32]);
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[66 + bus_rd_k * 16]}} & {16'd0, rule_src_mac_addr[bus_rd_k*48 + 32 +: 16]});
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[67 + bus_rd_k * 16]}} & rule_src_mac_mask_addr[bus_rd_k*48 +: 32]);
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[68 + bus_rd_k * 16]}} & {16'd0, rule_src_mac_mask_addr[bus_rd_k*48 + 32 +: 16]});
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[69 + bus_rd_k * 16]}} & {2'd0, rule_l2_ipv6_mask[bus_rd_k], rule_l2_tagged_mask[bus_rd_k], rule_l2_vid_mask[bus_rd_k*12 +: 12], 2'd0, rule_l2_ipv6[bus_rd_k], rule_l2_tagged[bus_rd_k], rule_l2_vid[bus_rd_k*12 +: 12]});
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[70 + bus_rd_k * 16]}} & {16'd0, rule_proto_mask[bus_rd_k*8 +: 8], rule_proto_number[bus_rd_k*8 +: 8]});
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[71 + bus_rd_k * 16]}} & rule_ip_src[bus_rd_k*32 +: 32]);
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[72 + bus_rd_k * 16]}} & rule_ip_src_mask[bus_rd_k*32 +: 32]);
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[73 + bus_rd_k * 16]}} & rule_ip_dst[bus_rd_k*32 +: 32]);
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[74 + bus_rd_k * 16]}} & rule_ip_dst_mask[bus_rd_k*32 +: 32]);
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[75 + bus_rd_k * 16]}} & {rule_ports_dport[bus_rd_k*16 +: 16], rule_ports_sport[bus_rd_k*16 +: 16]});
+            bus_rd_grp[223:192] = bus_rd_grp[223:192] | ({32{bus_rd_sel_q[76 + bus_rd_k * 16]}} & {rule_ports_mask_dport[bus_rd_k*16 +: 16], rule_ports_mask_sport[bus_rd_k*16 +: 16]});
         end
         bus_rd_ghit[7] = |bus_rd_sel_q[92:77];
         for (bus_rd_k = 1; bus_rd_k < 2; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 0]}} & rule_dst_mac_addr[bus_rd_k*48 +: 32]);
-            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 1]}} & {16'd0, rule_dst_mac_addr[bus_rd_k*48 + 32 +: 16]});
-            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 2]}} & rule_dst_mac_mask_addr[bus_rd_k*48 +: 32]);
-            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 3]}} & {16'd0, rule_dst_mac_mask_addr[bus_rd_k*48 + 32 +: 16]});
-            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 4]}} & rule_src_mac_addr[bus_rd_k*48 +: 32]);
-            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 5]}} & {16'd0, rule_src_mac_addr[bus_rd_k*48 + 32 +: 16]});
-            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 6]}} & rule_src_mac_mask_addr[bus_rd_k*48 +: 32]);
-            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 7]}} & {16'd0, rule_src_mac_mask_addr[bus_rd_k*48 + 32 +: 16]});
-            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 8]}} & {2'd0, rule_l2_ipv6_mask[bus_rd_k], rule_l2_tagged_mask[bus_rd_k], rule_l2_vid_mask[bus_rd_k*12 +: 12], 2'd0, rule_l2_ipv6[bus_rd_k], rule_l2_tagged[bus_rd_k], rule_l2_vid[bus_rd_k*12 +: 12]});
-            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 9]}} & {16'd0, rule_proto_mask[bus_rd_k*8 +: 8], rule_proto_number[bus_rd_k*8 +: 8]});
-            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 10]}} & rule_ip_src[bus_rd_k*32 +: 32]);
-            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 11]}} & rule_ip_src_mask[bus_rd_k*32 +: 32]);
-            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 12]}} & rule_ip_dst[bus_rd_k*32 +: 32]);
-            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 13]}} & rule_ip_dst_mask[bus_rd_k*32 +: 32]);
-            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 14]}} & {rule_ports_dport[bus_rd_k*16 +: 16], rule_ports_sport[bus_rd_k*16 +: 16]});
-            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 15]}} & {rule_ports_mask_dport[bus_rd_k*16 +: 16], rule_ports_mask_sport[bus_rd_k*16 +: 16]});
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16]}} & rule_dst_mac_addr[bus_rd_k*48 +: 32]);
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[62 + bus_rd_k * 16]}} & {16'd0, rule_dst_mac_addr[bus_rd_k*48 + 32 +: 16]});
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[63 + bus_rd_k * 16]}} & rule_dst_mac_mask_addr[bus_rd_k*48 +: 32]);
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[64 + bus_rd_k * 16]}} & {16'd0, rule_dst_mac_mask_addr[bus_rd_k*48 + 32 +: 16]});
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[65 + bus_rd_k * 16]}} & rule_src_mac_addr[bus_rd_k*48 +: 32]);
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[66 + bus_rd_k * 16]}} & {16'd0, rule_src_mac_addr[bus_rd_k*48 + 32 +: 16]});
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[67 + bus_rd_k * 16]}} & rule_src_mac_mask_addr[bus_rd_k*48 +: 32]);
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[68 + bus_rd_k * 16]}} & {16'd0, rule_src_mac_mask_addr[bus_rd_k*48 + 32 +: 16]});
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[69 + bus_rd_k * 16]}} & {2'd0, rule_l2_ipv6_mask[bus_rd_k], rule_l2_tagged_mask[bus_rd_k], rule_l2_vid_mask[bus_rd_k*12 +: 12], 2'd0, rule_l2_ipv6[bus_rd_k], rule_l2_tagged[bus_rd_k], rule_l2_vid[bus_rd_k*12 +: 12]});
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[70 + bus_rd_k * 16]}} & {16'd0, rule_proto_mask[bus_rd_k*8 +: 8], rule_proto_number[bus_rd_k*8 +: 8]});
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[71 + bus_rd_k * 16]}} & rule_ip_src[bus_rd_k*32 +: 32]);
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[72 + bus_rd_k * 16]}} & rule_ip_src_mask[bus_rd_k*32 +: 32]);
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[73 + bus_rd_k * 16]}} & rule_ip_dst[bus_rd_k*32 +: 32]);
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[74 + bus_rd_k * 16]}} & rule_ip_dst_mask[bus_rd_k*32 +: 32]);
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[75 + bus_rd_k * 16]}} & {rule_ports_dport[bus_rd_k*16 +: 16], rule_ports_sport[bus_rd_k*16 +: 16]});
+            bus_rd_grp[255:224] = bus_rd_grp[255:224] | ({32{bus_rd_sel_q[76 + bus_rd_k * 16]}} & {rule_ports_mask_dport[bus_rd_k*16 +: 16], rule_ports_mask_sport[bus_rd_k*16 +: 16]});
         end
         bus_rd_ghit[8] = |bus_rd_sel_q[108:93];
         for (bus_rd_k = 2; bus_rd_k < 3; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 0]}} & rule_dst_mac_addr[bus_rd_k*48 +: 32]);
-            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 1]}} & {16'd0, rule_dst_mac_addr[bus_rd_k*48 + 32 +: 16]});
-            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 2]}} & rule_dst_mac_mask_addr[bus_rd_k*48 +: 32]);
-            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 3]}} & {16'd0, rule_dst_mac_mask_addr[bus_rd_k*48 + 32 +: 16]});
-            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 4]}} & rule_src_mac_addr[bus_rd_k*48 +: 32]);
-            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 5]}} & {16'd0, rule_src_mac_addr[bus_rd_k*48 + 32 +: 16]});
-            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 6]}} & rule_src_mac_mask_addr[bus_rd_k*48 +: 32]);
-            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 7]}} & {16'd0, rule_src_mac_mask_addr[bus_rd_k*48 + 32 +: 16]});
-            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 8]}} & {2'd0, rule_l2_ipv6_mask[bus_rd_k], rule_l2_tagged_mask[bus_rd_k], rule_l2_vid_mask[bus_rd_k*12 +: 12], 2'd0, rule_l2_ipv6[bus_rd_k], rule_l2_tagged[bus_rd_k], rule_l2_vid[bus_rd_k*12 +: 12]});
-            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 9]}} & {16'd0, rule_proto_mask[bus_rd_k*8 +: 8], rule_proto_number[bus_rd_k*8 +: 8]});
-            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 10]}} & rule_ip_src[bus_rd_k*32 +: 32]);
-            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 11]}} & rule_ip_src_mask[bus_rd_k*32 +: 32]);
-            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 12]}} & rule_ip_dst[bus_rd_k*32 +: 32]);
-            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 13]}} & rule_ip_dst_mask[bus_rd_k*32 +: 32]);
-            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 14]}} & {rule_ports_dport[bus_rd_k*16 +: 16], rule_ports_sport[bus_rd_k*16 +: 16]});
-            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 15]}} & {rule_ports_mask_dport[bus_rd_k*16 +: 16], rule_ports_mask_sport[bus_rd_k*16 +: 16]});
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16]}} & rule_dst_mac_addr[bus_rd_k*48 +: 32]);
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[62 + bus_rd_k * 16]}} & {16'd0, rule_dst_mac_addr[bus_rd_k*48 + 32 +: 16]});
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[63 + bus_rd_k * 16]}} & rule_dst_mac_mask_addr[bus_rd_k*48 +: 32]);
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[64 + bus_rd_k * 16]}} & {16'd0, rule_dst_mac_mask_addr[bus_rd_k*48 + 32 +: 16]});
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[65 + bus_rd_k * 16]}} & rule_src_mac_addr[bus_rd_k*48 +: 32]);
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[66 + bus_rd_k * 16]}} & {16'd0, rule_src_mac_addr[bus_rd_k*48 + 32 +: 16]});
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[67 + bus_rd_k * 16]}} & rule_src_mac_mask_addr[bus_rd_k*48 +: 32]);
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[68 + bus_rd_k * 16]}} & {16'd0, rule_src_mac_mask_addr[bus_rd_k*48 + 32 +: 16]});
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[69 + bus_rd_k * 16]}} & {2'd0, rule_l2_ipv6_mask[bus_rd_k], rule_l2_tagged_mask[bus_rd_k], rule_l2_vid_mask[bus_rd_k*12 +: 12], 2'd0, rule_l2_ipv6[bus_rd_k], rule_l2_tagged[bus_rd_k], rule_l2_vid[bus_rd_k*12 +: 12]});
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[70 + bus_rd_k * 16]}} & {16'd0, rule_proto_mask[bus_rd_k*8 +: 8], rule_proto_number[bus_rd_k*8 +: 8]});
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[71 + bus_rd_k * 16]}} & rule_ip_src[bus_rd_k*32 +: 32]);
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[72 + bus_rd_k * 16]}} & rule_ip_src_mask[bus_rd_k*32 +: 32]);
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[73 + bus_rd_k * 16]}} & rule_ip_dst[bus_rd_k*32 +: 32]);
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[74 + bus_rd_k * 16]}} & rule_ip_dst_mask[bus_rd_k*32 +: 32]);
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[75 + bus_rd_k * 16]}} & {rule_ports_dport[bus_rd_k*16 +: 16], rule_ports_sport[bus_rd_k*16 +: 16]});
+            bus_rd_grp[287:256] = bus_rd_grp[287:256] | ({32{bus_rd_sel_q[76 + bus_rd_k * 16]}} & {rule_ports_mask_dport[bus_rd_k*16 +: 16], rule_ports_mask_sport[bus_rd_k*16 +: 16]});
         end
         bus_rd_ghit[9] = |bus_rd_sel_q[124:109];
         for (bus_rd_k = 3; bus_rd_k < 4; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 0]}} & rule_dst_mac_addr[bus_rd_k*48 +: 32]);
-            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 1]}} & {16'd0, rule_dst_mac_addr[bus_rd_k*48 + 32 +: 16]});
-            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 2]}} & rule_dst_mac_mask_addr[bus_rd_k*48 +: 32]);
-            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 3]}} & {16'd0, rule_dst_mac_mask_addr[bus_rd_k*48 + 32 +: 16]});
-            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 4]}} & rule_src_mac_addr[bus_rd_k*48 +: 32]);
-            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 5]}} & {16'd0, rule_src_mac_addr[bus_rd_k*48 + 32 +: 16]});
-            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 6]}} & rule_src_mac_mask_addr[bus_rd_k*48 +: 32]);
-            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 7]}} & {16'd0, rule_src_mac_mask_addr[bus_rd_k*48 + 32 +: 16]});
-            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 8]}} & {2'd0, rule_l2_ipv6_mask[bus_rd_k], rule_l2_tagged_mask[bus_rd_k], rule_l2_vid_mask[bus_rd_k*12 +: 12], 2'd0, rule_l2_ipv6[bus_rd_k], rule_l2_tagged[bus_rd_k], rule_l2_vid[bus_rd_k*12 +: 12]});
-            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 9]}} & {16'd0, rule_proto_mask[bus_rd_k*8 +: 8], rule_proto_number[bus_rd_k*8 +: 8]});
-            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 10]}} & rule_ip_src[bus_rd_k*32 +: 32]);
-            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 11]}} & rule_ip_src_mask[bus_rd_k*32 +: 32]);
-            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 12]}} & rule_ip_dst[bus_rd_k*32 +: 32]);
-            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 13]}} & rule_ip_dst_mask[bus_rd_k*32 +: 32]);
-            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 14]}} & {rule_ports_dport[bus_rd_k*16 +: 16], rule_ports_sport[bus_rd_k*16 +: 16]});
-            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16 + 15]}} & {rule_ports_mask_dport[bus_rd_k*16 +: 16], rule_ports_mask_sport[bus_rd_k*16 +: 16]});
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[61 + bus_rd_k * 16]}} & rule_dst_mac_addr[bus_rd_k*48 +: 32]);
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[62 + bus_rd_k * 16]}} & {16'd0, rule_dst_mac_addr[bus_rd_k*48 + 32 +: 16]});
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[63 + bus_rd_k * 16]}} & rule_dst_mac_mask_addr[bus_rd_k*48 +: 32]);
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[64 + bus_rd_k * 16]}} & {16'd0, rule_dst_mac_mask_addr[bus_rd_k*48 + 32 +: 16]});
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[65 + bus_rd_k * 16]}} & rule_src_mac_addr[bus_rd_k*48 +: 32]);
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[66 + bus_rd_k * 16]}} & {16'd0, rule_src_mac_addr[bus_rd_k*48 + 32 +: 16]});
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[67 + bus_rd_k * 16]}} & rule_src_mac_mask_addr[bus_rd_k*48 +: 32]);
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[68 + bus_rd_k * 16]}} & {16'd0, rule_src_mac_mask_addr[bus_rd_k*48 + 32 +: 16]});
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[69 + bus_rd_k * 16]}} & {2'd0, rule_l2_ipv6_mask[bus_rd_k], rule_l2_tagged_mask[bus_rd_k], rule_l2_vid_mask[bus_rd_k*12 +: 12], 2'd0, rule_l2_ipv6[bus_rd_k], rule_l2_tagged[bus_rd_k], rule_l2_vid[bus_rd_k*12 +: 12]});
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[70 + bus_rd_k * 16]}} & {16'd0, rule_proto_mask[bus_rd_k*8 +: 8], rule_proto_number[bus_rd_k*8 +: 8]});
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[71 + bus_rd_k * 16]}} & rule_ip_src[bus_rd_k*32 +: 32]);
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[72 + bus_rd_k * 16]}} & rule_ip_src_mask[bus_rd_k*32 +: 32]);
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[73 + bus_rd_k * 16]}} & rule_ip_dst[bus_rd_k*32 +: 32]);
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[74 + bus_rd_k * 16]}} & rule_ip_dst_mask[bus_rd_k*32 +: 32]);
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[75 + bus_rd_k * 16]}} & {rule_ports_dport[bus_rd_k*16 +: 16], rule_ports_sport[bus_rd_k*16 +: 16]});
+            bus_rd_grp[319:288] = bus_rd_grp[319:288] | ({32{bus_rd_sel_q[76 + bus_rd_k * 16]}} & {rule_ports_mask_dport[bus_rd_k*16 +: 16], rule_ports_mask_sport[bus_rd_k*16 +: 16]});
         end
         bus_rd_ghit[10] = |bus_rd_sel_q[134:125];
         for (bus_rd_k = 0; bus_rd_k < 1; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 0]}} & stream_seen[bus_rd_k*32 +: 32]);
-            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 1]}} & stream_received[bus_rd_k*32 +: 32]);
-            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 2]}} & stream_unique[bus_rd_k*32 +: 32]);
-            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 3]}} & stream_duplicates[bus_rd_k*32 +: 32]);
-            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 4]}} & stream_reordered[bus_rd_k*32 +: 32]);
-            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 5]}} & stream_late[bus_rd_k*32 +: 32]);
-            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 6]}} & stream_seq_first[bus_rd_k*32 +: 32]);
-            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 7]}} & stream_seq_highest[bus_rd_k*32 +: 32]);
-            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 8]}} & stream_train_first[bus_rd_k*32 +: 32]);
-            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 9]}} & stream_train_end[bus_rd_k*32 +: 32]);
+            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10]}} & stream_seen[bus_rd_k*32 +: 32]);
+            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[126 + bus_rd_k * 10]}} & stream_received[bus_rd_k*32 +: 32]);
+            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[127 + bus_rd_k * 10]}} & stream_unique[bus_rd_k*32 +: 32]);
+            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[128 + bus_rd_k * 10]}} & stream_duplicates[bus_rd_k*32 +: 32]);
+            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[129 + bus_rd_k * 10]}} & stream_reordered[bus_rd_k*32 +: 32]);
+            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[130 + bus_rd_k * 10]}} & stream_late[bus_rd_k*32 +: 32]);
+            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[131 + bus_rd_k * 10]}} & stream_seq_first[bus_rd_k*32 +: 32]);
+            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[132 + bus_rd_k * 10]}} & stream_seq_highest[bus_rd_k*32 +: 32]);
+            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[133 + bus_rd_k * 10]}} & stream_train_first[bus_rd_k*32 +: 32]);
+            bus_rd_grp[351:320] = bus_rd_grp[351:320] | ({32{bus_rd_sel_q[134 + bus_rd_k * 10]}} & stream_train_end[bus_rd_k*32 +: 32]);
         end
         bus_rd_ghit[11] = |bus_rd_sel_q[144:135];
         for (bus_rd_k = 1; bus_rd_k < 2; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 0]}} & stream_seen[bus_rd_k*32 +: 32]);
-            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 1]}} & stream_received[bus_rd_k*32 +: 32]);
-            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 2]}} & stream_unique[bus_rd_k*32 +: 32]);
-            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 3]}} & stream_duplicates[bus_rd_k*32 +: 32]);
-            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 4]}} & stream_reordered[bus_rd_k*32 +: 32]);
-            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 5]}} & stream_late[bus_rd_k*32 +: 32]);
-            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 6]}} & stream_seq_first[bus_rd_k*32 +: 32]);
-            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 7]}} & stream_seq_highest[bus_rd_k*32 +: 32]);
-            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 8]}} & stream_train_first[bus_rd_k*32 +: 32]);
-            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 9]}} & stream_train_end[bus_rd_k*32 +: 32]);
+            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10]}} & stream_seen[bus_rd_k*32 +: 32]);
+            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[126 + bus_rd_k * 10]}} & stream_received[bus_rd_k*32 +: 32]);
+            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[127 + bus_rd_k * 10]}} & stream_unique[bus_rd_k*32 +: 32]);
+            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[128 + bus_rd_k * 10]}} & stream_duplicates[bus_rd_k*32 +: 32]);
+            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[129 + bus_rd_k * 10]}} & stream_reordered[bus_rd_k*32 +: 32]);
+            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[130 + bus_rd_k * 10]}} & stream_late[bus_rd_k*32 +: 32]);
+            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[131 + bus_rd_k * 10]}} & stream_seq_first[bus_rd_k*32 +: 32]);
+            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[132 + bus_rd_k * 10]}} & stream_seq_highest[bus_rd_k*32 +: 32]);
+            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[133 + bus_rd_k * 10]}} & stream_train_first[bus_rd_k*32 +: 32]);
+            bus_rd_grp[383:352] = bus_rd_grp[383:352] | ({32{bus_rd_sel_q[134 + bus_rd_k * 10]}} & stream_train_end[bus_rd_k*32 +: 32]);
         end
         bus_rd_ghit[12] = |bus_rd_sel_q[154:145];
         for (bus_rd_k = 2; bus_rd_k < 3; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 0]}} & stream_seen[bus_rd_k*32 +: 32]);
-            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 1]}} & stream_received[bus_rd_k*32 +: 32]);
-            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 2]}} & stream_unique[bus_rd_k*32 +: 32]);
-            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 3]}} & stream_duplicates[bus_rd_k*32 +: 32]);
-            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 4]}} & stream_reordered[bus_rd_k*32 +: 32]);
-            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 5]}} & stream_late[bus_rd_k*32 +: 32]);
-            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 6]}} & stream_seq_first[bus_rd_k*32 +: 32]);
-            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 7]}} & stream_seq_highest[bus_rd_k*32 +: 32]);
-            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 8]}} & stream_train_first[bus_rd_k*32 +: 32]);
-            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 9]}} & stream_train_end[bus_rd_k*32 +: 32]);
+            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10]}} & stream_seen[bus_rd_k*32 +: 32]);
+            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[126 + bus_rd_k * 10]}} & stream_received[bus_rd_k*32 +: 32]);
+            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[127 + bus_rd_k * 10]}} & stream_unique[bus_rd_k*32 +: 32]);
+            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[128 + bus_rd_k * 10]}} & stream_duplicates[bus_rd_k*32 +: 32]);
+            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[129 + bus_rd_k * 10]}} & stream_reordered[bus_rd_k*32 +: 32]);
+            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[130 + bus_rd_k * 10]}} & stream_late[bus_rd_k*32 +: 32]);
+            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[131 + bus_rd_k * 10]}} & stream_seq_first[bus_rd_k*32 +: 32]);
+            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[132 + bus_rd_k * 10]}} & stream_seq_highest[bus_rd_k*32 +: 32]);
+            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[133 + bus_rd_k * 10]}} & stream_train_first[bus_rd_k*32 +: 32]);
+            bus_rd_grp[415:384] = bus_rd_grp[415:384] | ({32{bus_rd_sel_q[134 + bus_rd_k * 10]}} & stream_train_end[bus_rd_k*32 +: 32]);
         end
         bus_rd_ghit[13] = |bus_rd_sel_q[164:155];
         for (bus_rd_k = 3; bus_rd_k < 4; bus_rd_k = bus_rd_k + 1) begin
-            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 0]}} & stream_seen[bus_rd_k*32 +: 32]);
-            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 1]}} & stream_received[bus_rd_k*32 +: 32]);
-            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 2]}} & stream_unique[bus_rd_k*32 +: 32]);
-            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 3]}} & stream_duplicates[bus_rd_k*32 +: 32]);
-            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 4]}} & stream_reordered[bus_rd_k*32 +: 32]);
-            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 5]}} & stream_late[bus_rd_k*32 +: 32]);
-            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 6]}} & stream_seq_first[bus_rd_k*32 +: 32]);
-            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 7]}} & stream_seq_highest[bus_rd_k*32 +: 32]);
-            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 8]}} & stream_train_first[bus_rd_k*32 +: 32]);
-            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10 + 9]}} & stream_train_end[bus_rd_k*32 +: 32]);
+            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[125 + bus_rd_k * 10]}} & stream_seen[bus_rd_k*32 +: 32]);
+            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[126 + bus_rd_k * 10]}} & stream_received[bus_rd_k*32 +: 32]);
+            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[127 + bus_rd_k * 10]}} & stream_unique[bus_rd_k*32 +: 32]);
+            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[128 + bus_rd_k * 10]}} & stream_duplicates[bus_rd_k*32 +: 32]);
+            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[129 + bus_rd_k * 10]}} & stream_reordered[bus_rd_k*32 +: 32]);
+            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[130 + bus_rd_k * 10]}} & stream_late[bus_rd_k*32 +: 32]);
+            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[131 + bus_rd_k * 10]}} & stream_seq_first[bus_rd_k*32 +: 32]);
+            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[132 + bus_rd_k * 10]}} & stream_seq_highest[bus_rd_k*32 +: 32]);
+            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[133 + bus_rd_k * 10]}} & stream_train_first[bus_rd_k*32 +: 32]);
+            bus_rd_grp[447:416] = bus_rd_grp[447:416] | ({32{bus_rd_sel_q[134 + bus_rd_k * 10]}} & stream_train_end[bus_rd_k*32 +: 32]);
         end
     end
 

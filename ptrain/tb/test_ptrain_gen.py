@@ -30,7 +30,6 @@ from fastpath.sim.tb import BeatMonitor, high, params, pauses, rng, start, uint
 LATENCY = 14      # start pulse -> first tvalid
 MIN_SPACING = 9   # frame start -> next frame start, at least (the checksum pipeline)
 MAX_LEN = 9000
-FIELD = {f.name: (f.offset, f.nbytes) for f in fr.TESTER.fields}
 
 
 class Cfg:
@@ -76,10 +75,8 @@ class Cfg:
         h = self.headers()
         flags = fr.FLAG_TX_HW | (fr.FLAG_LAST if index == self.train_len - 1 else 0) | \
             (fr.FLAG_SYNCED if synced else 0)
-        b = bytearray(fr.build(self.size, seq & 0xFFFFFFFF, train, index, self.train_len, 0,
-                               stream=self.stream, flags=flags, headers=h))
-        off, n = FIELD["csum_adj"]
-        b[h.length + off:h.length + off + n] = bytes(n)
+        b = bytearray(fr.unstamped(self.size, seq & 0xFFFFFFFF, train, index, self.train_len,
+                                   stream=self.stream, flags=flags, headers=h))
         if self.tag:
             b[14:16] = self.tci.to_bytes(2, "big")
         l3 = 18 if self.tag else 14
