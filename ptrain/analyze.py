@@ -31,6 +31,12 @@ Definitions (ptrain/README.md repeats them):
   the first frame with a higher number. Frames expected: from the first sequence number of the
   first train received to the last of the last train received (seq counts frames across trains),
   so whole trains lost in between, and frames lost at a train's end, count.
+* Trains of compact frames (ptrain/README.md "Frame format": 60..83-byte IPv4 frames carry no
+  train length; their train is seq - index): a train's length is its highest index received + 1
+  (`train_len_from`: "header" when the frames carry it, "last_frame" when the train's FLAG_LAST
+  frame arrived, "lower_bound" otherwise: then the train's figures miss a lost tail, which the
+  stream's loss still counts by seq unless the train is the last). Packet pairs and the
+  offered rate count frames between two records by their sequence numbers.
 * Calibration (seeds/003, section 6.3): `fit()` is the least-squares line delay = slope * size +
   intercept over a loopback run's frames; `analyze(..., calibration=fit)` subtracts it from every
   delay, so calibrated delays exclude the tester's own TX and RX paths (the loopback cable counts
@@ -67,7 +73,7 @@ class Record:
     rx_time: int       # fp_time
     flags: int = 0
     stream: int = 0
-    train_len: int = 0  # 0: unknown (taken as the highest index received + 1)
+    train_len: int = 0  # 0: unknown (a compact frame; taken as the highest index received + 1)
 
 
 def diff(a: int, b: int) -> int:
@@ -250,13 +256,19 @@ def _capacity(arrivals: list[Record]) -> dict:
     return out
 
 
+def _step(a: Record, b: Record) -> int:
+    """Frames from a to b in their train, by sequence number (seq counts the frames of a stream,
+    so this holds for both header formats; a compact frame's index is only its position mod 2^16)."""
+    return (b.seq - a.seq) & 0xFFFFFFFF
+
+
 def _input_rate(by_index: list[Record]) -> float | None:
     """The offered rate from TX times of a train's frames sorted by index (a lost frame's slot is
     taken as the size of the frame before it)."""
     if len(by_index) < 2:
         return None
     span = diff(by_index[-1].tx_time, by_index[0].tx_time)
-    bits = sum((b.index - a.index) * wire_bits(a.size) for a, b in zip(by_index, by_index[1:]))
+    bits = sum(_step(a, b) * wire_bits(a.size) for a, b in zip(by_index, by_index[1:]))
     return float(Fraction(bits * 10**9 * NS, span)) if span > 0 else None
 
 
@@ -264,7 +276,7 @@ def _pairs(arrivals: list[Record]) -> list[float]:
     out = []
     for a, b in zip(arrivals, arrivals[1:]):
         gap = diff(b.rx_time, a.rx_time)
-        if b.index == a.index + 1 and gap > 0:
+        if _step(a, b) == 1 and gap > 0:
             out.append(float(Fraction(wire_bits(a.size) * 10**9 * NS, gap)))
     return out
 
@@ -292,13 +304,23 @@ def _train(key: tuple[int, int], arrivals: list[Record], calibration: Calibratio
     stream's first arrival."""
     firsts, dups, reordered, extent = _order([r.index for r in arrivals])
     uniq = [arrivals[i] for i in firsts]
-    train_len = max(r.train_len for r in uniq) or (max(r.index for r in uniq) + 1)
+    # train_len 0: not carried (compact frames); the highest index + 1, which is the train's
+    # length when its last frame (FLAG_LAST) arrived, and a lower bound otherwise
+    carried = max(r.train_len for r in uniq)
+    train_len = carried or (max(r.index for r in uniq) + 1)
+    if carried:
+        known = "header"
+    elif any(r.flags & fr.FLAG_LAST for r in uniq):
+        known = "last_frame"
+    else:
+        known = "lower_bound"
     delays = _delays(uniq, calibration)
     by_index = dict(zip((r.index for r in uniq), delays))
     sizes = sorted({r.size for r in uniq})
     cap_ = _capacity(uniq)
     pairs = _pairs(uniq)
-    t = {"stream": key[0], "train": key[1], "train_len": train_len, "received": len(uniq),
+    t = {"stream": key[0], "train": key[1], "train_len": train_len, "train_len_from": known,
+         "received": len(uniq),
          "lost": max(train_len - len(uniq), 0), "duplicates": dups, "reordered": reordered,
          "reorder_extent_max": extent, "size_min": sizes[0], "size_max": sizes[-1],
          "start_ns": _ns(diff(uniq[0].rx_time, t0)), **cap_,
@@ -445,7 +467,7 @@ def run(path: str | Path, calibration: Calibration | None = None) -> tuple[dict,
 
 def comments(records: list[Record], calibration: Calibration | None = None) -> list[str]:
     """One line per record for an annotated pcapng."""
-    return [f"ptrain stream {r.stream} train {r.train} index {r.index}/{r.train_len} seq {r.seq} "
+    return [f"ptrain stream {r.stream} train {r.train} index {r.index}/{r.train_len or '?'} seq {r.seq} "
             f"owd {_ns(d):.3f} ns" for r, d in zip(records, _delays(records, calibration))]
 
 

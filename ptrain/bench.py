@@ -60,13 +60,21 @@ def run(quick: bool = False) -> dict:
 
 def table(r: dict) -> str:
     lines = [f"{'speed':5} {'loopback fit':>26} {'owd err max ns':>15} {'capacity err %':>15} "
-             f"{'loss exact':>10} {'84 B frames/s':>14} {'line':>12}"]
+             f"{'loss exact':>10} {'60 B frames/s':>14} {'rx frames/s':>14} {'line':>12}"]
     for s, x in r["rtl"].items():
         c = x["calibration"]
         fit = f"{c['slope_ns_per_byte']:.4f} ns/B + {c['intercept_ns']:.1f}"
         lr = x["line_rate"]
         lines.append(f"{s:5} {fit:>26} {x['owd_error_ns_max']:>15g} {x['capacity_error_pct_max']:>15g} "
-                     f"{str(x.get('loss_exact', '-')):>10} {lr['frames_per_s']:>14,.0f} {lr['line_frames_per_s']:>12,.0f}")
+                     f"{str(x.get('loss_exact', '-')):>10} {lr['frames_per_s']:>14,.0f} "
+                     f"{lr['frames_per_s_rx']:>14,.0f} {lr['line_frames_per_s']:>12,.0f}")
+    for s, x in r["rtl"].items():
+        for k in ("line_rate", "line_rate_full"):
+            lr = x[k]
+            lines.append(f"  {s} {lr['size']} B ({lr['size_with_fcs']} with FCS) back to back: {lr['sent']} sent, "
+                         f"{lr['recorded']} recorded, {lr['record_drops']} record drops, "
+                         f"{lr['frames_per_s']:,.0f} frames/s sent, {lr['frames_per_s_rx']:,.0f} received "
+                         f"(line {lr['line_frames_per_s']:,.0f}: {lr['of_line_rate']:.6f})")
     for s, x in r["rtl"].items():
         for c in x["capacity_runs"]:
             lines.append(f"  {s} bottleneck {c['bottleneck_bps'] / 1e6:g} Mb/s: capacity "

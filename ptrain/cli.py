@@ -112,9 +112,12 @@ def _gen(args) -> int:
     if args.vlan is not None and not 0 <= args.vlan <= 4095:
         raise UsageError(f"--vlan {args.vlan}: a VLAN ID is 0..4095")
     hdr = fr.Headers(vlan=args.vlan, ipv6=args.ipv6)
-    if not hdr.min_frame <= args.size <= 9000:
-        raise UsageError(f"--size {args.size}: the generator makes {hdr.min_frame}..9000-byte frames "
+    if not hdr.min_size <= args.size <= 9000:
+        raise UsageError(f"--size {args.size}: the generator makes {hdr.min_size}..9000-byte frames "
                          f"(without FCS) with these headers")
+    if hdr.compact(args.size) and (args.train_length or args.count) > fr.COMPACT_TRAIN_MAX:
+        raise UsageError(f"--size {args.size} carries the compact header (below {hdr.min_frame} bytes): "
+                         f"trains of at most {fr.COMPACT_TRAIN_MAX} frames (give --train-length)")
     period = 0
     if args.rate_mbps is not None:
         if args.rate_mbps <= 0:
@@ -165,7 +168,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                       "per-byte delay * size + uniform jitter; frames come out in RX order.")
     t.add_argument("--count", type=arg_type(_positive), required=True, metavar="N", help="frames in the run")
     t.add_argument("--size", type=arg_type(_sizes), required=True, metavar="BYTES[,BYTES...]",
-                   help="frame length without FCS (at least 84 over IPv4, 104 over IPv6, +4 with --vlan); "
+                   help="frame length without FCS (at least 60 over IPv4, 104 over IPv6, +4 with --vlan; below 84 (88) IPv4 frames carry the compact header); "
                         "several sizes: train k uses the k-th, cyclically")
     t.add_argument("--rate-mbps", type=float, default=10_000.0, metavar="R",
                    help="layer-1 rate inside a train, in Mb/s (default 10000: back-to-back at 10 Gb/s)")
@@ -194,7 +197,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                       "stamp the MAC wrote into the frame). Every frame's FCS is checked.")
     t.add_argument("--count", type=arg_type(_positive), required=True, metavar="N", help="frames")
     t.add_argument("--size", type=arg_type(_positive), required=True, metavar="BYTES",
-                   help="frame length without FCS (at least 84 over IPv4, 104 over IPv6, +4 with --vlan; "
+                   help="frame length without FCS (at least 60 over IPv4, 104 over IPv6, +4 with --vlan; below 84 (88) IPv4 frames carry the compact header; "
                         "at most 9000)")
     t.add_argument("--train-length", type=arg_type(_positive), default=None, metavar="L",
                    help="frames per train (default: one train of N)")

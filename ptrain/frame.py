@@ -6,6 +6,13 @@ microseconds: Wireshark's pktgen dissector recognises it) followed by fastpath's
 and flags, stream, sent length, train, index in train, train length, the full fp_time TX time and
 a checksum adjustment). The generated table: ptrain/docs/formats/ptrain.md.
 
+IPv4 frames shorter than the full header's minimum (84 bytes, 88 tagged) carry the 18-byte
+compact header instead (`compact()`; from 60 bytes, 64 tagged: minimum Ethernet frames): magic,
+sequence number, tx_time (the TX MAC's plain 8-byte stamp), version 2 and flags, stream; the UDP
+checksum is 0; the index in the train is the IPv4 identification (so a compact train has at most
+65,536 frames) and the train is identified by seq - index. `parse()` gives such a frame's train as
+(seq - index) mod 2^32 and train_len 0 (unknown).
+
 `build()` makes a frame as the planned RTL generator will: the UDP checksum is computed with the
 time fields at zero, then the time fields are written (as the TX MAC will at the SFD) together
 with `csum_adj`, which keeps the checksum valid. `parse()` returns a `TesterFrame`, None for a
@@ -30,20 +37,27 @@ IPV6 = FMT.layout("ipv6")
 UDP = FMT.layout("udp")
 PKTGEN = FMT.layout("pktgen")
 TESTER = FMT.layout("tester")
+COMPACT = FMT.layout("compact")
 
 MAGIC = C["magic"]
 VERSION = C["version"]
+VERSION_COMPACT = C["version_compact"]
 FLAG_TX_HW = C["flag_tx_hw"]
 FLAG_LAST = C["flag_last"]
 FLAG_SYNCED = C["flag_synced"]
 UDP_PORT = C["udp_port"]
 WIRE_OVERHEAD = C["wire_overhead"]  # FCS 4 + preamble/SFD 8 + minimum IFG 12
 HEADER_LEN = TESTER.length           # 42
+COMPACT_LEN = COMPACT.length         # 18
+MIN_FRAME_COMPACT = C["min_frame_compact"]   # 60
+COMPACT_TRAIN_MAX = C["compact_train_max"]   # 65536
 NS = 1 << 16                         # fp_time units per nanosecond (Q48.16)
 SPAN_NS = 1 << 48                    # fp_time wraps every 2^48 ns
 
 _TPIDS = (C["ethertype_vlan"], 0x88A8)  # 802.1Q, 802.1ad (a receiver skips up to two tags)
 _OFF = {f.name: (f.offset, f.nbytes) for f in TESTER.fields}
+_COFF = {f.name: (f.offset, f.nbytes) for f in COMPACT.fields}
+MASK32 = 0xFFFFFFFF
 
 
 class Malformed(ValueError):
@@ -79,7 +93,17 @@ class Headers:
 
     @property
     def min_frame(self) -> int:
+        """The shortest frame with the full tester header."""
         return self.length + HEADER_LEN
+
+    @property
+    def min_size(self) -> int:
+        """The shortest tester frame: with the compact header over IPv4, the full one over IPv6."""
+        return self.min_frame if self.ipv6 else self.length + COMPACT_LEN
+
+    def compact(self, size: int) -> bool:
+        """True when a frame of `size` bytes carries the compact header (IPv4, below min_frame)."""
+        return not self.ipv6 and size < self.min_frame
 
 
 @dataclass(frozen=True)
@@ -91,13 +115,15 @@ class TesterFrame:
     index: int
     train_len: int
     tx_time: int       # fp_time, 64 bits
-    tv_sec: int
-    tv_usec: int
+    tv_sec: int        # 0 in a compact frame
+    tv_usec: int       # 0 in a compact frame
     flags: int         # ver_flags[3:0]
-    frame_len: int     # length as sent (field frame_len)
+    frame_len: int     # length as sent (field frame_len; a compact frame: size)
     size: int          # length as received, from the IP/UDP lengths, without FCS
     ipv6: bool
     vlan: int | None
+    compact: bool = False   # the compact header: train = seq - index, index = IPv4 identification,
+    #                         train_len 0 (unknown)
 
 
 def wire_bytes(size: int) -> int:
@@ -143,14 +169,21 @@ def build(size: int, seq: int, train: int, index: int, train_len: int, tx_time: 
 
     tx_time: the SFD's time in fp_time units (1/65536 ns); the frame carries its low 64 bits in
     tx_time and the same instant, in whole microseconds, in the pktgen seconds/microseconds.
+
+    IPv4 frames below headers.min_frame carry the compact header (`compact()`): `train` and
+    `train_len` are not in the frame (a receiver sees train seq - index), the index is the IPv4
+    identification (below COMPACT_TRAIN_MAX), the UDP checksum 0, and the TX MAC writes tx_time
+    alone (its plain 8-byte stamp).
     """
-    if size < headers.min_frame or size > 0xFFFF:
-        raise ValueError(f"a tester frame with these headers is {headers.min_frame}..65535 bytes "
+    if size < headers.min_size or size > 0xFFFF:
+        raise ValueError(f"a tester frame with these headers is {headers.min_size}..65535 bytes "
                          f"(without FCS), asked {size}")
     if not 1 <= train_len <= 0xFFFFFFFF or not 0 <= index < train_len:
         raise ValueError(f"index {index} is not in a train of {train_len}")
     if not 0 <= flags <= 0xF or tx_time < 0:
         raise ValueError("flags are 4 bits; tx_time is non-negative")
+    if headers.compact(size):
+        return _build_compact(size, seq, index, tx_time, stream=stream, flags=flags, headers=headers)
     frame = bytearray(_template(headers, size))
     p = headers.length
     frame[p:p + HEADER_LEN] = TESTER.pack(
@@ -177,10 +210,42 @@ def build(size: int, seq: int, train: int, index: int, train_len: int, tx_time: 
     return bytes(frame)
 
 
+def _inet_csum(data: bytes) -> int:
+    """The Internet checksum as scapy and Linux compute it (end-around carry folding: a nonzero
+    sum that is a multiple of 0xFFFF folds to 0xFFFF, so the checksum is 0, not 0xFFFF)."""
+    s = sum(int.from_bytes(data[i:i + 2], "big") for i in range(0, len(data), 2))
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    return ~s & 0xFFFF
+
+
+def _build_compact(size: int, seq: int, index: int, tx_time: int, *, stream: int, flags: int,
+                   headers: Headers) -> bytes:
+    """A frame with the compact header (build())."""
+    if index >= COMPACT_TRAIN_MAX:
+        raise ValueError(f"a compact frame's index is below {COMPACT_TRAIN_MAX} (the IPv4 "
+                         f"identification), asked {index}")
+    frame = bytearray(_template(headers, size))
+    p = headers.length
+    l3 = p - UDP.length - IPV4.length
+    # The IPv4 identification is the index; the header checksum follows it.
+    frame[l3 + 4:l3 + 6] = index.to_bytes(2, "big")
+    frame[l3 + 10:l3 + 12] = bytes(2)
+    frame[l3 + 10:l3 + 12] = _inet_csum(bytes(frame[l3:l3 + IPV4.length])).to_bytes(2, "big")
+    # UDP checksum 0 (none); the TX MAC writes tx_time at the SFD.
+    frame[p:p + COMPACT_LEN] = COMPACT.pack(
+        magic=MAGIC, seq=seq, tx_time=tx_time & ((1 << 64) - 1),
+        ver_flags=(VERSION_COMPACT << 4) | flags, stream=stream)
+    return bytes(frame)
+
+
 def unstamped(size: int, seq: int, train: int, index: int, train_len: int, *, stream: int = 0,
               flags: int = 0, headers: Headers = Headers()) -> bytes:
     """The frame as the generator sends it, before the TX MAC's stamp: the time fields and
-    csum_adj at zero (build() at time 0 writes the adjustment of four zero fields, 0xFFFF)."""
+    csum_adj at zero (build() at time 0 writes the adjustment of four zero fields, 0xFFFF); a
+    compact frame's tx_time at zero."""
+    if headers.compact(size):
+        return build(size, seq, train, index, train_len, 0, stream=stream, flags=flags, headers=headers)
     frame = bytearray(build(size, seq, train, index, train_len, 0, stream=stream, flags=flags, headers=headers))
     off, n = _OFF["csum_adj"]
     frame[headers.length + off:headers.length + off + n] = bytes(n)
@@ -214,7 +279,8 @@ def _u16(d: bytes, o: int) -> int:
 
 def parse(data: bytes, wire_len: int | None = None) -> TesterFrame | None:
     """The tester fields of a received frame; None when it is not a tester frame (not Ethernet /
-    IP / UDP with the pktgen magic, or a pktgen frame of another version, e.g. from Linux pktgen).
+    IP / UDP with the pktgen magic, or a pktgen frame of another version, e.g. from Linux pktgen;
+    version VERSION_COMPACT is a compact frame over IPv4, foreign over IPv6).
 
     wire_len: the frame's length on the wire as the capture records it (default len(data)); a
     capture cut by its snap length keeps a usable frame as long as the tester header was captured.
@@ -264,13 +330,16 @@ def parse(data: bytes, wire_len: int | None = None) -> TesterFrame | None:
         if udp_len - UDP.length >= HEADER_LEN:
             raise Malformed("truncated", f"{n} bytes captured, the tester header ends at {p + HEADER_LEN}")
         return None  # a short Linux pktgen frame
-    if data[p + 16] >> 4 != VERSION:
+    version = data[p + _OFF["ver_flags"][0]] >> 4
+    compact = version == VERSION_COMPACT and not ipv6
+    if version != VERSION and not compact:
         return None
     if fragment:
         raise Malformed("fragment", "an IPv4 fragment (the tester never fragments)")
-    if n < p + HEADER_LEN:
-        raise Malformed("truncated", f"{n} bytes captured, the tester header ends at {p + HEADER_LEN}")
-    if udp_len != ip_len or udp_len < UDP.length + HEADER_LEN:
+    hlen = COMPACT_LEN if compact else HEADER_LEN
+    if n < p + hlen:
+        raise Malformed("truncated", f"{n} bytes captured, the tester header ends at {p + hlen}")
+    if udp_len != ip_len or udp_len < UDP.length + hlen:
         raise Malformed("bad_length", f"UDP length {udp_len}, IP says {ip_len}")
     size = l4 + udp_len
     if wl < size:
@@ -282,6 +351,13 @@ def parse(data: bytes, wire_len: int | None = None) -> TesterFrame | None:
             pseudo = data[l3 + 12:l3 + 20] + bytes([0, C["ip_proto_udp"]]) + udp_len.to_bytes(2, "big")
         if ones_sum(pseudo + data[l4:size]) != 0:
             raise Malformed("bad_checksum", "UDP checksum")
+    if compact:
+        c = COMPACT.unpack(data[p:p + COMPACT_LEN])
+        index = _u16(data, l3 + 4)
+        return TesterFrame(seq=c["seq"], stream=c["stream"], train=(c["seq"] - index) & MASK32,
+                           index=index, train_len=0, tx_time=c["tx_time"], tv_sec=0, tv_usec=0,
+                           flags=c["ver_flags"] & 0xF, frame_len=size, size=size, ipv6=False,
+                           vlan=vlan, compact=True)
     f = TESTER.unpack(data[p:p + HEADER_LEN])
     if f["train_len"] < 1 or f["index"] >= f["train_len"]:
         raise Malformed("bad_fields", f"index {f['index']} in a train of {f['train_len']}")

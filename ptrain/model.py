@@ -38,9 +38,12 @@ class Traffic:
         if not self.rate_mbps > 0:
             raise ValueError("the rate is a positive number of Mb/s")
         for s in self.sizes:
-            if not self.headers.min_frame <= s <= 0xFFFF:
+            if not self.headers.min_size <= s <= 0xFFFF:
                 raise ValueError(f"frame size {s}: tester frames with these headers are "
-                                 f"{self.headers.min_frame}..65535 bytes without FCS")
+                                 f"{self.headers.min_size}..65535 bytes without FCS")
+            if self.headers.compact(s) and self.train_length > fr.COMPACT_TRAIN_MAX:
+                raise ValueError(f"frame size {s} carries the compact header: trains of at most "
+                                 f"{fr.COMPACT_TRAIN_MAX} frames")
 
 
 @dataclass(frozen=True)

@@ -116,7 +116,9 @@ class Counters:
     @property
     def frames_expected(self) -> int:
         """Frames of the trains received, from the first frame of the earliest train to the last
-        of the latest (the analyser's frames_expected)."""
+        of the latest (the analyser's frames_expected). For compact frames (train_len 0 in the
+        record) the receiver takes a train's end as its highest sequence number received + 1, as
+        the analyser takes its length as the highest index + 1."""
         return (self.train_end - self.train_first) & MASK32 if self.seen else 0
 
     @property

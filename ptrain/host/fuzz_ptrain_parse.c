@@ -14,7 +14,8 @@
  *
  * Invariants checked on every input (a violation aborts): the verdict is in range and the same
  * twice; an accepted frame has a size between the shortest tester frame and its wire length,
- * index < train_len, consistent times, and a valid UDP checksum when captured whole; it stays
+ * index < train_len and consistent times (a compact frame: train_len 0, train = seq - index),
+ * and a valid UDP checksum when captured whole; it stays
  * accepted, with the same fields, with a longer wire length or padding after its datagram.
  * Every parse reads an exact-size heap copy, so AddressSanitizer catches a read past the end.
  */
@@ -147,10 +148,16 @@ static enum ptrain_verdict check_one(const uint8_t *f, size_t len)
     ENSURE(v == w && memcmp(&a, &b, sizeof(a)) == 0, "not deterministic");
     if (v != PTRAIN_OK)
         return v;
-    ENSURE(a.size <= len && a.size >= PTRAIN_MIN_FRAME_IPV4, "size out of range");
-    ENSURE(a.size >= (a.ipv6 ? PTRAIN_MIN_FRAME_IPV6 : PTRAIN_MIN_FRAME_IPV4), "size below the minimum");
-    ENSURE(a.index < a.train_len, "index");
-    ENSURE(ptrain_time_consistent(a.tx_time, a.tv_sec, a.tv_usec), "time");
+    ENSURE(a.size <= len && a.size >= PTRAIN_MIN_FRAME_COMPACT, "size out of range");
+    ENSURE(a.size >= (a.ipv6 ? PTRAIN_MIN_FRAME_IPV6 : a.compact ? PTRAIN_MIN_FRAME_COMPACT : PTRAIN_MIN_FRAME_IPV4),
+           "size below the minimum");
+    if (a.compact) {
+        ENSURE(!a.ipv6 && a.train_len == 0 && a.index < PTRAIN_COMPACT_TRAIN_MAX &&
+               a.train == a.seq - a.index && a.frame_len == a.size, "compact fields");
+    } else {
+        ENSURE(a.index < a.train_len, "index");
+        ENSURE(ptrain_time_consistent(a.tx_time, a.tv_sec, a.tv_usec), "time");
+    }
     ENSURE(a.vlan >= -1 && a.vlan <= 4095, "vlan");
     {
         size_t l3, l4;
@@ -232,10 +239,12 @@ static size_t gen_frame(uint8_t *f)
         h.src_ip[i] = (uint8_t)rnd();
         h.dst_ip[i] = (uint8_t)rnd();
     }
-    min = ptrain_headers_len(&h) + PTRAIN_TESTER_LEN;
+    min = ptrain_min_size(&h);   /* compact frames (IPv4 below 84/88 bytes) included */
     size = min + (rn(4) ? rn(64) : rn(MAX_FRAME - 200));
     if (ptrain_build_init(f, size, &h, &tx) ||
-        ptrain_build_fields(f, &tx, (uint32_t)rnd(), (uint32_t)rnd(), rn(tl), tl, (uint8_t)rnd(), rn(16)))
+        ptrain_build_fields(f, &tx, (uint32_t)rnd(), (uint32_t)rnd(),
+                            rn(tx.compact && tl > PTRAIN_COMPACT_TRAIN_MAX ? PTRAIN_COMPACT_TRAIN_MAX : tl), tl,
+                            (uint8_t)rnd(), rn(16)))
         abort();
     ptrain_build_stamp(f, &tx, rnd() >> rn(20));
     if (rn(8) == 0)  /* a payload that is not zero (the checksum no longer holds) */

@@ -39,6 +39,16 @@ size_t ptrain_headers_len(const struct ptrain_headers *h)
            (h->ipv6 ? PTRAIN_IPV6_LEN : PTRAIN_IPV4_LEN) + PTRAIN_UDP_LEN;
 }
 
+size_t ptrain_min_full(const struct ptrain_headers *h)
+{
+    return ptrain_headers_len(h) + PTRAIN_TESTER_LEN;
+}
+
+size_t ptrain_min_size(const struct ptrain_headers *h)
+{
+    return ptrain_headers_len(h) + (h->ipv6 ? PTRAIN_TESTER_LEN : PTRAIN_COMPACT_LEN);
+}
+
 static uint16_t inet_csum(const uint8_t *p, size_t n)
 {
     return (uint16_t)~ptrain_ones_sum(p, n, 0);
@@ -49,8 +59,7 @@ int ptrain_build_init(uint8_t *f, size_t size, const struct ptrain_headers *h, s
     size_t l2, udp_len;
     uint8_t *ip, *udp;
 
-    if (size < ptrain_headers_len(h) + PTRAIN_TESTER_LEN || size > 0xFFFF || h->vlan > 0xFFF ||
-        h->pcp > 7)
+    if (size < ptrain_min_size(h) || size > 0xFFFF || h->vlan > 0xFFF || h->pcp > 7)
         return -1;
     memset(f, 0, size);
     memcpy(f + PTRAIN_ETH_DST_OFF, h->dst_mac, PTRAIN_ETH_DST_LEN);
@@ -98,6 +107,26 @@ int ptrain_build_init(uint8_t *f, size_t size, const struct ptrain_headers *h, s
     tx->base_sum = ptrain_ones_sum(udp, PTRAIN_UDP_LEN,
                                    tx->base_sum + PTRAIN_IP_PROTO_UDP + (uint32_t)udp_len);
     tx->hdr = tx->l4 + PTRAIN_UDP_LEN;
+    tx->compact = size < ptrain_min_full(h);
+    return 0;
+}
+
+static int build_compact(uint8_t *f, const struct ptrain_tx *tx, uint32_t seq, uint32_t index,
+                         uint8_t stream, unsigned flags)
+{
+    uint8_t *h = f + tx->hdr, *ip = f + tx->l3;
+
+    if (index >= PTRAIN_COMPACT_TRAIN_MAX)
+        return -1;
+    ptrain_wr16(ip + PTRAIN_IPV4_IDENT_OFF, index);
+    ptrain_wr16(ip + PTRAIN_IPV4_CHECKSUM_OFF, 0);
+    ptrain_wr16(ip + PTRAIN_IPV4_CHECKSUM_OFF, inet_csum(ip, PTRAIN_IPV4_LEN));
+    memset(h, 0, PTRAIN_COMPACT_LEN);
+    ptrain_wr32(h + PTRAIN_COMPACT_MAGIC_OFF, PTRAIN_MAGIC);
+    ptrain_wr32(h + PTRAIN_COMPACT_SEQ_OFF, seq);
+    h[PTRAIN_COMPACT_VER_FLAGS_OFF] = (uint8_t)((PTRAIN_VERSION_COMPACT << 4) | flags);
+    h[PTRAIN_COMPACT_STREAM_OFF] = stream;
+    ptrain_wr16(f + tx->l4 + PTRAIN_UDP_CHECKSUM_OFF, 0);  /* no checksum (IPv4) */
     return 0;
 }
 
@@ -109,6 +138,8 @@ int ptrain_build_fields(uint8_t *f, const struct ptrain_tx *tx, uint32_t seq, ui
 
     if (index >= train_len || flags > 0xF)
         return -1;
+    if (tx->compact)
+        return build_compact(f, tx, seq, index, stream, flags);
     memset(h, 0, PTRAIN_TESTER_LEN);
     ptrain_wr32(h + PTRAIN_TESTER_MAGIC_OFF, PTRAIN_MAGIC);
     ptrain_wr32(h + PTRAIN_TESTER_SEQ_OFF, seq);
@@ -130,6 +161,11 @@ uint64_t ptrain_build_stamp(uint8_t *f, const struct ptrain_tx *tx, uint64_t uni
     uint8_t *h = f + tx->hdr;
     uint64_t tx_time = unix_ns << 16;
     uint16_t s;
+
+    if (tx->compact) {  /* the TX MAC's plain 8-byte stamp */
+        ptrain_wr64(h + PTRAIN_COMPACT_TX_TIME_OFF, tx_time);
+        return tx_time;
+    }
 
     ptrain_wr32(h + PTRAIN_TESTER_TV_SEC_OFF, (uint32_t)(unix_ns / 1000000000u));
     ptrain_wr32(h + PTRAIN_TESTER_TV_USEC_OFF, (uint32_t)(unix_ns % 1000000000u / 1000u));

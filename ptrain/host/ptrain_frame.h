@@ -13,6 +13,11 @@
  * the frame with the time fields and csum_adj at zero, then the time fields and csum_adj.
  * It is split in two steps so that a sender takes its TX time only after the checksum is done:
  * ptrain_build_fields() (sequence, train, index, checksum) and ptrain_build_stamp() (time).
+ *
+ * IPv4 frames shorter than the full header's minimum (84 bytes, 88 tagged) carry the compact
+ * header (layout compact of ptrain.fmt.toml, from 60 bytes, 64 tagged), as frame.build() makes
+ * them: the index in the IPv4 identification (below PTRAIN_COMPACT_TRAIN_MAX), UDP checksum 0,
+ * tx_time alone at the SFD; parsed, such a frame has train = seq - index, train_len 0, compact 1.
  */
 #ifndef PTRAIN_FRAME_H
 #define PTRAIN_FRAME_H
@@ -50,6 +55,8 @@ struct ptrain_frame {
     uint32_t size;        /* the length as received, from the IP/UDP lengths, without FCS */
     int ipv6;
     int vlan;             /* VLAN ID of the first tag, -1 without a tag */
+    int compact;          /* the compact header: train = seq - index, train_len 0, tv_* 0,
+                             frame_len = size */
 };
 
 /*
@@ -90,23 +97,32 @@ void ptrain_headers_default(struct ptrain_headers *h, int ipv6);
 /* Bytes before the tester header: Ethernet [+ tag] + IP + UDP. */
 size_t ptrain_headers_len(const struct ptrain_headers *h);
 
+/* The shortest tester frame with these headers: the compact header's over IPv4, the full one's
+ * over IPv6; and the shortest with the full header (frames below it carry the compact one). */
+size_t ptrain_min_size(const struct ptrain_headers *h);
+size_t ptrain_min_full(const struct ptrain_headers *h);
+
 /* A frame under construction: where its parts are, and the checksum of its constant part. */
 struct ptrain_tx {
     size_t size, l3, l4, hdr;   /* frame length; offsets of IP, UDP, tester header */
     uint32_t base_sum;          /* ones'-complement sum of pseudo header + UDP header (checksum 0) */
+    int compact;                /* the frame carries the compact header */
 };
 
 /*
  * Write the outer headers of a frame of `size` bytes (without FCS) into frame[0 .. size-1], the
- * rest zero. Returns 0, or -1 when size is outside headers_len + 42 .. 65535 or a header field
- * is out of range.
+ * rest zero. Returns 0, or -1 when size is outside ptrain_min_size() .. 65535 or a header
+ * field is out of range.
  */
 int ptrain_build_init(uint8_t *frame, size_t size, const struct ptrain_headers *h,
                       struct ptrain_tx *tx);
 
 /*
  * The generator's part: the tester header with the time fields and csum_adj at zero, and the
- * UDP checksum over it. Returns -1 (frame unchanged) when index >= train_len or flags > 15.
+ * UDP checksum over it (compact: the header with tx_time at zero, the index in the IPv4
+ * identification with the header checksum, UDP checksum 0; train and train_len are not
+ * carried). Returns -1 (frame unchanged) when index >= train_len or flags > 15, or, compact,
+ * index >= PTRAIN_COMPACT_TRAIN_MAX.
  */
 int ptrain_build_fields(uint8_t *frame, const struct ptrain_tx *tx, uint32_t seq, uint32_t train,
                         uint32_t index, uint32_t train_len, uint8_t stream, unsigned flags);
@@ -114,7 +130,7 @@ int ptrain_build_fields(uint8_t *frame, const struct ptrain_tx *tx, uint32_t seq
 /*
  * The TX MAC's part, at the moment of sending: tv_sec, tv_usec and tx_time from unix_ns (ns
  * since the Unix epoch; tx_time = unix_ns << 16 modulo 2^64) and csum_adj, so the UDP checksum
- * stays valid. Returns the tx_time written.
+ * stays valid (compact: tx_time alone). Returns the tx_time written.
  */
 uint64_t ptrain_build_stamp(uint8_t *frame, const struct ptrain_tx *tx, uint64_t unix_ns);
 

@@ -6,8 +6,9 @@
  * the same frames):
  *   foreign   not Ethernet [up to two 802.1Q / 802.1ad tags] / IPv4 (IHL >= 5) or IPv6 / UDP, a
  *             later IPv4 fragment, no pktgen magic (or cut before it), another header version
- *             (a Linux pktgen frame), or cut before the version byte while the UDP length is
- *             below a tester header (a short Linux pktgen frame)
+ *             (a Linux pktgen frame; the compact version over IPv6), or cut before the
+ *             version byte while the UDP length is below a tester header (a short Linux
+ *             pktgen frame)
  *   fragment  the first fragment of a fragmented tester frame
  *   truncated cut before the tester header's end, or shorter on the wire than its IP/UDP lengths
  *   bad_length UDP length unlike the IP length, or shorter than UDP + tester header
@@ -60,7 +61,8 @@ enum ptrain_verdict ptrain_parse(const uint8_t *d, size_t n, size_t wire_len,
     size_t off = PTRAIN_ETH_ETHERTYPE_OFF, l3, l4, p, size;
     unsigned etype, udp_len;
     long ip_len;
-    int vlan = -1, ipv6, fragment = 0, t;
+    int vlan = -1, ipv6, fragment = 0, t, compact;
+    unsigned version, hlen;
     const uint8_t *h;
     uint32_t train_len, index, tv_sec, tv_usec;
     uint64_t tx_time;
@@ -112,13 +114,16 @@ enum ptrain_verdict ptrain_parse(const uint8_t *d, size_t n, size_t wire_len,
         return PTRAIN_FOREIGN;                       /* a short Linux pktgen frame */
     }
     h = d + p;
-    if (h[PTRAIN_TESTER_VER_FLAGS_OFF] >> 4 != PTRAIN_VERSION)
+    version = h[PTRAIN_TESTER_VER_FLAGS_OFF] >> 4;
+    compact = version == PTRAIN_VERSION_COMPACT && !ipv6;
+    if (version != PTRAIN_VERSION && !compact)
         return PTRAIN_FOREIGN;
     if (fragment)
         return PTRAIN_FRAGMENT;
-    if (n < p + PTRAIN_TESTER_LEN)
+    hlen = compact ? PTRAIN_COMPACT_LEN : PTRAIN_TESTER_LEN;
+    if (n < p + hlen)
         return PTRAIN_TRUNCATED;
-    if ((long)udp_len != ip_len || udp_len < PTRAIN_UDP_LEN + PTRAIN_TESTER_LEN)
+    if ((long)udp_len != ip_len || udp_len < PTRAIN_UDP_LEN + hlen)
         return PTRAIN_BAD_LENGTH;
     size = l4 + udp_len;
     if (wire_len < size)
@@ -134,6 +139,26 @@ enum ptrain_verdict ptrain_parse(const uint8_t *d, size_t n, size_t wire_len,
         s = ptrain_ones_sum(d + l4, udp_len, pseudo);
         if (s != 0 && s != 0xFFFF)  /* zero modulo 0xFFFF: valid */
             return PTRAIN_BAD_CHECKSUM;
+    }
+    if (compact) {
+        if (out) {
+            index = ptrain_rd16(d + l3 + PTRAIN_IPV4_IDENT_OFF);
+            out->seq = ptrain_rd32(h + PTRAIN_COMPACT_SEQ_OFF);
+            out->tv_sec = 0;
+            out->tv_usec = 0;
+            out->train = out->seq - index;
+            out->index = index;
+            out->train_len = 0;
+            out->tx_time = ptrain_rd64(h + PTRAIN_COMPACT_TX_TIME_OFF);
+            out->flags = h[PTRAIN_COMPACT_VER_FLAGS_OFF] & 0xF;
+            out->stream = h[PTRAIN_COMPACT_STREAM_OFF];
+            out->frame_len = (uint16_t)size;
+            out->size = (uint32_t)size;
+            out->ipv6 = 0;
+            out->vlan = vlan;
+            out->compact = 1;
+        }
+        return PTRAIN_OK;
     }
     train_len = ptrain_rd32(h + PTRAIN_TESTER_TRAIN_LEN_OFF);
     index = ptrain_rd32(h + PTRAIN_TESTER_INDEX_OFF);
@@ -158,6 +183,7 @@ enum ptrain_verdict ptrain_parse(const uint8_t *d, size_t n, size_t wire_len,
         out->size = (uint32_t)size;
         out->ipv6 = ipv6;
         out->vlan = vlan;
+        out->compact = 0;
     }
     return PTRAIN_OK;
 }

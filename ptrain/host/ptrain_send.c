@@ -327,8 +327,13 @@ int main(int argc, char **argv)
         usage_error("bad --dst-ip for this IP version", dst_ip);
     if (ptrain_build_init(frame, (size_t)size, &h, &tx) < 0) {
         fprintf(stderr, "ptrain-send: a tester frame with these headers is %zu..65535 bytes "
-                "(without FCS), asked %llu\n", ptrain_headers_len(&h) + PTRAIN_TESTER_LEN,
-                (unsigned long long)size);
+                "(without FCS), asked %llu\n", ptrain_min_size(&h), (unsigned long long)size);
+        return 2;
+    }
+    if (tx.compact && train_len > PTRAIN_COMPACT_TRAIN_MAX) {
+        fprintf(stderr, "ptrain-send: %llu-byte frames carry the compact header (below %zu bytes): "
+                "trains of at most %u frames, asked --train-len %llu\n", (unsigned long long)size,
+                ptrain_min_full(&h), (unsigned)PTRAIN_COMPACT_TRAIN_MAX, (unsigned long long)train_len);
         return 2;
     }
     if (rate_mbps > 0)

@@ -9,6 +9,7 @@
  *     way the acceptance rules name (foreign, fragment, truncated, bad_length, bad_checksum,
  *     bad_fields, time_mismatch) and in the ways that must still pass (checksum 0, a capture cut
  *     after the tester header, the wraps of seq and tx_time).
+ *     Compact frames (IPv4 below 84 / 88 bytes) likewise.
  *  3. `--vectors FILE`: lines written by the pytest test from Python's build() and parse():
  *       parse VERDICT WIRE_LEN SEQ STREAM TRAIN INDEX TRAIN_LEN TX_TIME TV_SEC TV_USEC FLAGS
  *             FRAME_LEN SIZE IPV6 VLAN HEX      (fields 0 unless VERDICT is ok; VLAN -1: none)
@@ -89,6 +90,14 @@ static const struct vector vectors[] = {
                      "425ababe9be955000000056553f1000001e2401000006400000001000000020000000a9cfe3d"
                      "85cd1500001fd000000000000000000000000000000001",
      0, 0, 0, 0, 0, 0, 0, 0},
+    /* build(60, 0x12345678, 0, 300, 1000, T, stream=7, flags=3): the compact header */
+    {"ok", "02000000000202000000000108004500002e012c000040118d5dc0000201c633640100090009001a0000"
+           "be9be955123456789cfe3d85cd1500002307",
+     0x12345678u, 0x12345678u - 300u, 300, 0, 60, 11312546958881914880ull, -1, 0},
+    /* build(70, 5, 0, 65535, 65536, T + 1, VLAN 9): compact, index 65535 */
+    {"ok", "02000000000202000000000181000009080045000034ffff000040118e83c0000201c63364010009000900"
+           "200000be9be955000000059cfe3d85cd1500012000000000000000",
+     5, 5u - 65535u, 65535, 0, 70, 11312546958881914881ull, 9, 0},
     /* the same frame cut after 70 bytes */
     {"truncated", "0200000000020200000000010800450000560001000040118e60c0000201c633640100090009004"
                   "25ababe9be955000000056553f1000001e240100000640000000100000002",
@@ -208,8 +217,11 @@ static void test_variant(int ipv6, int vlan)
     g[tx.hdr + PTRAIN_TESTER_VER_FLAGS_OFF] = 0;  /* Linux pktgen: zeros after its header */
     EXPECT(g, n, n, PTRAIN_FOREIGN, "Linux pktgen frame");
     memcpy(g, f, n);
-    g[tx.hdr + PTRAIN_TESTER_VER_FLAGS_OFF] = 0x2F;
-    EXPECT(g, n, n, PTRAIN_FOREIGN, "version 2");
+    g[tx.hdr + PTRAIN_TESTER_VER_FLAGS_OFF] = 0x3F;
+    EXPECT(g, n, n, PTRAIN_FOREIGN, "version 3");
+    g[tx.hdr + PTRAIN_TESTER_VER_FLAGS_OFF] = 0x2F;   /* the compact version: IPv4 reads it so */
+    zero_udp_csum(g, &tx);
+    EXPECT(g, n, n, ipv6 ? PTRAIN_FOREIGN : PTRAIN_OK, "version 2 (compact) in a long frame");
     if (!ipv6) {
         memcpy(g, f, n);
         g[tx.l3] = 0x44;
@@ -312,7 +324,13 @@ static void test_tags_and_wraps(void)
               p.stream == 255 && p.tx_time == ns << 16, "wrap fields");
         CHECK(ptrain_build_fields(f, &tx, 0, 0, 1, 1, 0, 0) < 0, "index >= train_len refused");
         CHECK(ptrain_build_fields(f, &tx, 0, 0, 0, 1, 0, 16) < 0, "flags > 15 refused");
-        CHECK(ptrain_build_init(f, 83, &h, &tx) < 0, "83 bytes refused");
+        CHECK(ptrain_build_init(f, 59, &h, &tx) < 0, "59 bytes refused");
+        CHECK(ptrain_build_init(f, 83, &h, &tx) == 0 && tx.compact, "83 bytes: compact");
+        CHECK(ptrain_build_init(f, 84, &h, &tx) == 0 && !tx.compact, "84 bytes: full");
+        h.vlan = 3;
+        CHECK(ptrain_build_init(f, 63, &h, &tx) < 0, "63 bytes tagged refused");
+        CHECK(ptrain_build_init(f, 87, &h, &tx) == 0 && tx.compact, "87 bytes tagged: compact");
+        h.vlan = -1;
         h.ipv6 = 1;
         CHECK(ptrain_build_init(f, 103, &h, &tx) < 0, "103 bytes over IPv6 refused");
     }
@@ -331,6 +349,81 @@ static void test_tags_and_wraps(void)
           !strcmp(ptrain_verdict_name(PTRAIN_VERDICT_COUNT), "?"), "names");
     CHECK(ptrain_time_consistent(UINT64_C(999) << 16, 0, 0) && !ptrain_time_consistent(UINT64_C(1000) << 16, 0, 0),
           "time_consistent edges");
+}
+
+/* Compact frames (IPv4 below the full header's minimum): round trip, cuts, broken lengths. */
+static void test_compact(int vlan)
+{
+    uint8_t f[128], g[128];
+    struct ptrain_headers h;
+    struct ptrain_tx tx;
+    struct ptrain_frame p;
+    size_t n, k, sizes[3];
+    int ipv6 = 0, si;
+    enum ptrain_verdict v;
+
+    ptrain_headers_default(&h, 0);
+    h.vlan = vlan;
+    sizes[0] = ptrain_min_size(&h);
+    sizes[1] = sizes[0] + 5;
+    sizes[2] = ptrain_min_full(&h) - 1;
+    CHECK(sizes[0] == (vlan < 0 ? 60u : 64u) && sizes[2] == (vlan < 0 ? 83u : 87u), "compact sizes");
+    for (si = 0; si < 3; si++) {
+        n = sizes[si];
+        memset(f, 0xA5, sizeof(f));
+        CHECK(ptrain_build_init(f, n, &h, &tx) == 0 && tx.compact, "compact init %zu", n);
+        CHECK(ptrain_build_fields(f, &tx, 0xFFFFFFF0u, 9, 0x1234, 0x10000, 4, 6) == 0, "compact fields");
+        CHECK(ptrain_rd64(f + tx.hdr + PTRAIN_COMPACT_TX_TIME_OFF) == 0, "tx_time zero before the stamp");
+        CHECK(ptrain_build_stamp(f, &tx, T_NS) == T_NS << 16, "compact stamp");
+        CHECK(ptrain_rd16(f + tx.l4 + PTRAIN_UDP_CHECKSUM_OFF) == 0 &&
+              ptrain_rd16(f + tx.l3 + PTRAIN_IPV4_IDENT_OFF) == 0x1234 &&
+              ptrain_ones_sum(f + tx.l3, PTRAIN_IPV4_LEN, 0) == 0xFFFF, "UDP checksum 0, IP header valid");
+        memset(&p, 0, sizeof(p));
+        v = parse_copy(f, n, n, &p);
+        CHECK(v == PTRAIN_OK && p.compact && p.seq == 0xFFFFFFF0u && p.index == 0x1234 &&
+              p.train == 0xFFFFFFF0u - 0x1234u && p.train_len == 0 && p.tx_time == T_NS << 16 &&
+              p.flags == 6 && p.stream == 4 && p.size == n && p.frame_len == n && p.vlan == vlan &&
+              p.tv_sec == 0 && p.tv_usec == 0, "compact round trip (%s)", ptrain_verdict_name(v));
+        for (k = 0; k < n; k++) {
+            v = parse_copy(f, k, k, NULL);
+            CHECK(v == (k < tx.hdr + PTRAIN_COMPACT_VER_FLAGS_OFF + 1 ? PTRAIN_FOREIGN : PTRAIN_TRUNCATED),
+                  "compact cut at %zu of %zu: %s", k, n, ptrain_verdict_name(v));
+        }
+        EXPECT(f, tx.hdr + PTRAIN_COMPACT_LEN, n, PTRAIN_OK, "compact snap after the header");
+        memcpy(g, f, n);
+        memset(g + n, 0, 8);
+        EXPECT(g, n + 8, n + 8, PTRAIN_OK, "compact trailing padding");
+    }
+    n = sizes[1];
+    ptrain_build_init(f, n, &h, &tx);
+    CHECK(ptrain_build_fields(f, &tx, 1, 0, 0x10000, 0x10001, 0, 0) < 0, "compact index 65536 refused");
+    ptrain_build_fields(f, &tx, 1, 0, 3, 10, 0, 0);
+    ptrain_build_stamp(f, &tx, T_NS);
+    /* a UDP checksum, when present, is checked */
+    memcpy(g, f, n);
+    {
+        unsigned ulen = ptrain_rd16(g + tx.l4 + PTRAIN_UDP_LEN_OFF);
+        uint32_t ps = ptrain_ones_sum(g + tx.l3 + PTRAIN_IPV4_SRC_OFF, PTRAIN_IPV4_ADDRS_LEN, 0);
+        uint16_t s = (uint16_t)~ptrain_ones_sum(g + tx.l4, ulen, ps + PTRAIN_IP_PROTO_UDP + ulen);
+        ptrain_wr16(g + tx.l4 + PTRAIN_UDP_CHECKSUM_OFF, s ? s : 0xFFFF);
+    }
+    EXPECT(g, n, n, PTRAIN_OK, "compact with a valid UDP checksum");
+    g[n - 1] ^= 4;
+    EXPECT(g, n, n, PTRAIN_BAD_CHECKSUM, "compact with a wrong UDP checksum");
+    /* lengths */
+    memcpy(g, f, n);
+    ptrain_wr16(g + tx.l4 + PTRAIN_UDP_LEN_OFF, PTRAIN_UDP_LEN + PTRAIN_COMPACT_LEN - 1);
+    ptrain_wr16(g + tx.l3 + PTRAIN_IPV4_TOTAL_LEN_OFF, PTRAIN_IPV4_LEN + PTRAIN_UDP_LEN + PTRAIN_COMPACT_LEN - 1);
+    EXPECT(g, n, n, PTRAIN_BAD_LENGTH, "compact UDP length below the header");
+    memcpy(g, f, n);
+    ptrain_wr16(g + tx.l4 + PTRAIN_UDP_LEN_OFF, (uint32_t)(n - tx.l4 - 1));
+    EXPECT(g, n, n, PTRAIN_BAD_LENGTH, "compact UDP length unlike the IP length");
+    memcpy(g, f, n);
+    ptrain_wr16(g + tx.l3 + PTRAIN_IPV4_FRAG_OFF, 0x2000);
+    EXPECT(g, n, n, PTRAIN_FRAGMENT, "compact first fragment");
+    memcpy(g, f, n);
+    g[tx.hdr + PTRAIN_COMPACT_VER_FLAGS_OFF] = 0x10;   /* version 1: its header does not fit */
+    EXPECT(g, n, n, PTRAIN_TRUNCATED, "version 1 in a compact frame");
 }
 
 /* ---- 3. vectors from the Python side ----------------------------------------------------- */
@@ -430,6 +523,8 @@ int main(int argc, char **argv)
         for (vlan = -1; vlan <= 4095; vlan += 4096 / 2)
             test_variant(ipv6, vlan < 0 ? -1 : vlan);
     test_tags_and_wraps();
+    test_compact(-1);
+    test_compact(100);
     if (argc == 3 && !strcmp(argv[1], "--vectors")) {
         if (run_vectors(argv[2]))
             return 1;

@@ -124,7 +124,7 @@
 // TX time, microseconds within the second (0..999999), written at the SFD.
 `define FP_PTRAIN_TESTER_TV_USEC_OFF 12
 `define FP_PTRAIN_TESTER_TV_USEC_LEN 4
-// Bits 7:4: VERSION; bits 3:0: flags (FLAG_TX_HW, FLAG_LAST, FLAG_SYNCED). A receiver takes a frame with another version for a foreign one.
+// Bits 7:4: VERSION; bits 3:0: flags (FLAG_TX_HW, FLAG_LAST, FLAG_SYNCED). A receiver takes a frame with another version (other than VERSION_COMPACT over IPv4, layout compact) for a foreign one.
 `define FP_PTRAIN_TESTER_VER_FLAGS_OFF 16
 `define FP_PTRAIN_TESTER_VER_FLAGS_LEN 1
 // Stream id: one sequence space per generator (or per port of one).
@@ -148,10 +148,29 @@
 // Written with tx_time: keeps the UDP checksum valid (ones' complement of the ones'-complement sum of tv_sec, tv_usec and tx_time as 16-bit words).
 `define FP_PTRAIN_TESTER_CSUM_ADJ_OFF 40
 `define FP_PTRAIN_TESTER_CSUM_ADJ_LEN 2
+// bytes in layout compact
+`define FP_PTRAIN_COMPACT_LEN 18
+// MAGIC (0xbe9be955), as the pktgen header.
+`define FP_PTRAIN_COMPACT_MAGIC_OFF 0
+`define FP_PTRAIN_COMPACT_MAGIC_LEN 4
+// Sequence number, as in the tester header.
+`define FP_PTRAIN_COMPACT_SEQ_OFF 4
+`define FP_PTRAIN_COMPACT_SEQ_LEN 4
+// TX time as fp_time (Q48.16 ns), written by the TX MAC's plain stamp (s_axis_ts_mode = 0, offset magic + 8) at the SFD. Where pktgen has tv_sec and tv_usec.
+`define FP_PTRAIN_COMPACT_TX_TIME_OFF 8
+`define FP_PTRAIN_COMPACT_TX_TIME_LEN 8
+// Bits 7:4: VERSION_COMPACT; bits 3:0: the tester header's flags (FLAG_TX_HW, FLAG_LAST, FLAG_SYNCED).
+`define FP_PTRAIN_COMPACT_VER_FLAGS_OFF 16
+`define FP_PTRAIN_COMPACT_VER_FLAGS_LEN 1
+// Stream id, as in the tester header.
+`define FP_PTRAIN_COMPACT_STREAM_OFF 17
+`define FP_PTRAIN_COMPACT_STREAM_LEN 1
 // Linux pktgen's PKTGEN_MAGIC, the first 4 bytes of the UDP payload.
 `define FP_PTRAIN_MAGIC 32'd3197888853
 // Tester header version, in ver_flags[7:4].
 `define FP_PTRAIN_VERSION 4'd1
+// Compact header version, in ver_flags[7:4] (layout compact).
+`define FP_PTRAIN_VERSION_COMPACT 4'd2
 // ver_flags bit 0: tx_time was taken by hardware at the SFD (0: by software, e.g. the software model).
 `define FP_PTRAIN_FLAG_TX_HW 4'd1
 // ver_flags bit 1: the last frame of its train.
@@ -172,6 +191,10 @@
 `define FP_PTRAIN_MIN_FRAME_IPV4 7'd84
 // Shortest tester frame over IPv6 without a tag, without FCS: 14 + 40 + 8 + 42.
 `define FP_PTRAIN_MIN_FRAME_IPV6 7'd104
+// Shortest frame with the compact header (IPv4, no tag), without FCS: 14 + 20 + 8 + 18; the compact header is used from here up to MIN_FRAME_IPV4 - 1 (4 more each with a tag).
+`define FP_PTRAIN_MIN_FRAME_COMPACT 6'd60
+// Most frames in a train of compact frames (the index is the 16-bit IPv4 identification).
+`define FP_PTRAIN_COMPACT_TRAIN_MAX 17'd65536
 // Bytes a frame occupies on the wire beyond its length without FCS: FCS 4, preamble and SFD 8, minimum inter-frame gap 12.
 `define FP_PTRAIN_WIRE_OVERHEAD 5'd24
 `endif

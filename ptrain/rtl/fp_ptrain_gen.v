@@ -12,6 +12,13 @@
 // 1, no flags, TTL cfg_ttl, TOS cfg_tos, valid header checksum. IPv6: traffic class cfg_tos,
 // flow label 0, hop limit cfg_ttl. Tag: TPID 0x8100, TCI cfg_vlan_tci. The addresses are
 // cfg_src_ip / cfg_dst_ip, IPv4 in bits [31:0].
+// Compact frames: an IPv4 frame shorter than the full header's minimum (cfg_frame_len 60..83,
+// 64..87 with a tag: down to minimum Ethernet frames) carries the 18-byte compact header
+// (layout compact: magic, seq, tx_time, version 2 + flags, stream; zeros after it), exactly as
+// frame.build() makes it with tx_time at zero: IPv4 identification = index (the train is at most
+// 65,536 frames), its header checksum per frame, UDP checksum 0. Its first beat carries
+// m_axis_ts_mode = 0 (the MAC's plain 8-byte stamp) and m_axis_ts_offset = the compact tx_time's
+// offset (magic + 8: 50, 54 with a tag). Nothing selects it but the length.
 // Tester fields: seq starts at cfg_first_seq and counts +1 per frame across trains (wrapping at
 // 2^32); train counts from 0; index 0..train_len-1; train_len = cfg_train_len; frame_len =
 // cfg_frame_len; stream = cfg_stream; ver_flags = version 1, FLAG_TX_HW always, FLAG_LAST on the
@@ -25,7 +32,9 @@
 // checksums are incremental: the IPv4 header checksum and the constant part of the UDP sum
 // (pseudo header, UDP header, magic, stream, frame_len, train_len) are computed once per run by
 // a 5-stage adder pipeline; per frame, seq, train, index and ver_flags are added to it by a
-// 6-stage pipeline that runs while the previous frame is sent. No byte of the frame is summed.
+// 6-stage pipeline that runs while the previous frame is sent, and the IPv4 header checksum is
+// finished from its per-run sum and the identification (two stages). No byte of the frame is
+// summed.
 // m_axis_tready reaches only the output registers and the shift register's clock enable; the
 // schedule's counters move one cycle after a frame starts.
 //
@@ -46,7 +55,8 @@
 //   are never closer than cfg_period).
 //
 // Control: start (a one-cycle pulse) while not running checks the configuration: cfg_frame_len
-//   from the format's minimum (84 IPv4, 104 IPv6, 4 more with a tag) to 9000, cfg_train_len >= 1.
+//   from the format's minimum (60 IPv4 with the compact header, 104 IPv6, 4 more with a tag) to
+//   9000, cfg_train_len >= 1, and at most 65,536 for compact frames.
 //   A bad configuration is refused: no frame, refused = 1 (until the next accepted start) and
 //   stat_refused + 1. An accepted start sets running, clears done and refused, and sends
 //   cfg_num_trains trains (0: until stopped). stop (pulse, while running) ends the run at the end
@@ -60,16 +70,16 @@
 // Latency: start pulse in cycle c (sampled at the edge ending it) -> first m_axis_tvalid in
 //   cycle c + 14 (start register, latch, the per-run and first per-frame checksum pipelines, the
 //   image register), whatever m_axis_tready does; refused rises in cycle c + 2. Frame starts are
-//   at least 9 cycles apart (the per-frame pipeline); every frame is at least 11 beats long, so
-//   this never limits.
+//   at least 9 cycles apart with the full header (the per-frame UDP checksum pipeline), 5 with
+//   the compact one (the IPv4 header checksum); frames are at least 11 and 8 beats long (64 bits)
+//   respectively, so this never limits.
 // Throughput: one beat per cycle while m_axis_tready is high, and no idle cycle between frames
 //   sent back to back: the stream never limits the MAC. m_axis_tvalid never falls inside a frame
 //   (a MAC underrun cannot come from here), and does not depend on m_axis_tready.
-//   Frame rates at the line rate (the MAC's 12-byte IFG and 8-byte preamble):
-//   84-byte frames (the shortest, IPv4; 88 with FCS) 1.157 Mfps at 1G, 11.57 Mfps at 10G, where
-//   this module offers 1.488 M (8 bits, 125 MHz) and 14.2 M (64 bits, 156.25 MHz). Minimum
-//   Ethernet frames (64 bytes with FCS: 14.88 Mpps at 10G) cannot carry the tester header and
-//   are not made.
+//   Frame rates at the line rate (the MAC's 12-byte IFG and 8-byte preamble): 60-byte frames
+//   (the shortest, compact, IPv4; 64 with FCS) 1.488 Mfps at 1G, 14.88 Mfps at 10G, where this
+//   module offers 2.083 M (60 beats at 125 MHz) and 19.53 M (8 beats at 156.25 MHz) back to back;
+//   84-byte frames (the shortest with the full header) 1.157 / 11.57 Mfps.
 // Bad input: a refused configuration (above); cfg_* changed while running gives frames with
 //   mixed old and new fields and possibly wrong checksums for a few frames (never a malformed
 //   stream: the length and layout are latched); start while running and stop while not running
@@ -146,18 +156,26 @@ module fp_ptrain_gen #(
     localparam [7:0]  PROTO    = `FP_PTRAIN_IP_PROTO_UDP;
     localparam [3:0]  WAIT_START = 4'd11;   // start taken -> first frame's image ready (see Latency)
     localparam [3:0]  WAIT_FRAME = 4'd7;    // frame start + 1 -> next frame's image ready
+    localparam [3:0]  WAIT_FRAME_C = 4'd3;  // the same for compact frames (no UDP checksum)
+    localparam [15:0] CT_OFF   = `FP_PTRAIN_COMPACT_TX_TIME_OFF;
+    localparam [32:0] CT_MAX   = {16'd0, `FP_PTRAIN_COMPACT_TRAIN_MAX};
 
     // ---- start: check and latch --------------------------------------------------------------
     wire [15:0] c_eth  = cfg_vlan_en ? ETH_LEN + TAG_LEN : ETH_LEN;
     wire [15:0] c_ip   = cfg_ipv6 ? IP6_LEN : IP4_LEN;
-    wire [15:0] c_min  = (cfg_ipv6 ? {9'd0, `FP_PTRAIN_MIN_FRAME_IPV6} : {9'd0, `FP_PTRAIN_MIN_FRAME_IPV4})
-                         + (cfg_vlan_en ? TAG_LEN : 16'd0);
-    wire        cfg_ok = cfg_frame_len >= c_min && cfg_frame_len <= MAX_LEN && cfg_train_len != 32'd0;
+    wire [15:0] c_tag  = cfg_vlan_en ? TAG_LEN : 16'd0;
+    wire [15:0] c_min  = (cfg_ipv6 ? {9'd0, `FP_PTRAIN_MIN_FRAME_IPV6} : {10'd0, `FP_PTRAIN_MIN_FRAME_COMPACT})
+                         + c_tag;
+    // compact: IPv4 below the full header's minimum
+    wire        c_cmp  = !cfg_ipv6 && cfg_frame_len < {9'd0, `FP_PTRAIN_MIN_FRAME_IPV4} + c_tag;
+    wire        cfg_ok = cfg_frame_len >= c_min && cfg_frame_len <= MAX_LEN && cfg_train_len != 32'd0 &&
+                         !(c_cmp && {1'b0, cfg_train_len} > CT_MAX);
     // the pulse and the check are registered (one cycle), then acted on
-    reg         start_q, cfg_ok_q;
+    reg         start_q, cfg_ok_q, cmp_q;
     always @(posedge clk) begin
         start_q  <= start && !rst;
         cfg_ok_q <= cfg_ok;
+        cmp_q    <= c_cmp;
     end
     wire        start_ok  = start_q && !running && cfg_ok_q;
     wire        start_bad = start_q && !running && !cfg_ok_q;
@@ -173,6 +191,7 @@ module fp_ptrain_gen #(
     reg  [31:0]   r_tl, r_tl_m1;  // train length, - 1
     reg  [31:0]   r_nt_m1;        // trains - 1
     reg           r_nt_inf;       // until stopped
+    reg           r_cmp;          // compact frames
 
     localparam [15:0] KW16 = KW[15:0];
     wire [15:0]   lk_shift = (KW16 - 16'd1) - len_m1 % KW16;  // bytes missing from the last beat
@@ -183,7 +202,8 @@ module fp_ptrain_gen #(
             r_len      <= cfg_frame_len;
             r_iplen    <= cfg_frame_len - c_eth;
             r_ulen     <= cfg_frame_len - c_eth - c_ip;
-            r_toff     <= c_eth + c_ip + UDP_LEN;
+            r_toff     <= c_eth + c_ip + UDP_LEN + (cmp_q ? CT_OFF : 16'd0);
+            r_cmp      <= cmp_q;
             r_beats_m1 <= len_m1 / KW16;
             r_lkeep    <= {KW{1'b1}} >> lk_shift;
             r_tl       <= cfg_train_len;
@@ -191,8 +211,10 @@ module fp_ptrain_gen #(
             r_nt_m1    <= cfg_num_trains - 32'd1;
             r_nt_inf   <= cfg_num_trains == 32'd0;
         end
-        if (rst)
+        if (rst) begin
             r_toff <= 16'd0;
+            r_cmp  <= 1'b0;
+        end
     end
 
     // ---- per-run sums (free-running, valid 5 cycles after the latch) -------------------------
@@ -215,7 +237,7 @@ module fp_ptrain_gen #(
     reg [20:0] c_sa, c_sb, c_da, c_db, c_h1, c_h2, c_h3, i_1, i_a;
     reg [20:0] c_s, c_h, i_2, c_t;
     reg [16:0] i_3, c_f;
-    reg [15:0] ip_csum, c_sum;
+    reg [15:0] ip_sum, c_sum;
     always @(posedge clk) begin
         // S1 (every sum a tree of 2-input adders: two carry chains deep)
         c_sa <= (w(cfg_src_ip, 0) + w(cfg_src_ip, 1)) + (m6 & (w(cfg_src_ip, 2) + w(cfg_src_ip, 3)));
@@ -225,7 +247,8 @@ module fp_ptrain_gen #(
         c_h1 <= {4'd0, r_ulen, 1'b0} + (x({8'd0, PROTO}) + x(cfg_sport));
         c_h2 <= (x(cfg_dport) + x({8'd0, cfg_stream})) + (x(r_len) + MAGIC_SUM);
         c_h3 <= x(r_tl[31:16]) + x(r_tl[15:0]);
-        i_1  <= (x({4'h4, 4'd5, cfg_tos}) + x(r_iplen)) + (x(IP_IDENT) + x({cfg_ttl, PROTO}));
+        // (compact frames: the identification is the index, added per frame)
+        i_1  <= (x({4'h4, 4'd5, cfg_tos}) + x(r_iplen)) + (x(r_cmp ? 16'd0 : IP_IDENT) + x({cfg_ttl, PROTO}));
         i_a  <= (w(cfg_src_ip, 0) + w(cfg_src_ip, 1)) + (w(cfg_dst_ip, 0) + w(cfg_dst_ip, 1));
         // S2
         c_s <= (c_sa + c_sb) + (c_da + c_db);
@@ -236,7 +259,7 @@ module fp_ptrain_gen #(
         i_3 <= {1'b0, i_2[15:0]} + {12'd0, i_2[20:16]};
         // S4
         c_f     <= {1'b0, c_t[15:0]} + {12'd0, c_t[20:16]};
-        ip_csum <= ~(i_3[15:0] + {15'd0, i_3[16]});
+        ip_sum  <= i_3[15:0] + {15'd0, i_3[16]};
         // S5
         c_sum <= c_f[15:0] + {15'd0, c_f[16]};
     end
@@ -248,14 +271,14 @@ module fp_ptrain_gen #(
     reg         pf_last, pf_fin;
     reg  [7:0]  pf_vf;
     reg  [18:0] px, py, pz;
-    reg  [16:0] pf1;
-    reg  [15:0] pf2, n_csum;
+    reg  [16:0] pf1, iq1;
+    reg  [15:0] pf2, n_csum, ip_csum;
     wire        idx_last = n_idx == r_tl_m1;
     always @(posedge clk) begin
         // P0
         pf_last <= idx_last;
         pf_fin  <= !r_nt_inf && n_train == r_nt_m1;
-        pf_vf   <= {`FP_PTRAIN_VERSION, `FP_PTRAIN_FLAG_TX_HW
+        pf_vf   <= {r_cmp ? `FP_PTRAIN_VERSION_COMPACT : `FP_PTRAIN_VERSION, `FP_PTRAIN_FLAG_TX_HW
                     | (idx_last ? `FP_PTRAIN_FLAG_LAST : 4'd0)
                     | (n_synced ? `FP_PTRAIN_FLAG_SYNCED : 4'd0)};
         // P1
@@ -267,8 +290,12 @@ module fp_ptrain_gen #(
         pf1 <= {1'b0, pz[15:0]} + {14'd0, pz[18:16]};
         // P4
         pf2 <= pf1[15:0] + {15'd0, pf1[16]};
-        // P5: the checksum is the complement of the sum; 0 is sent as 0xFFFF
-        n_csum <= (pf2 == 16'hFFFF) ? 16'hFFFF : ~pf2;
+        // P5: the checksum is the complement of the sum; 0 is sent as 0xFFFF; compact: none (0)
+        n_csum <= r_cmp ? 16'd0 : (pf2 == 16'hFFFF) ? 16'hFFFF : ~pf2;
+        // The IPv4 header checksum: the per-run sum plus the identification (compact: the
+        // index), folded and complemented (two stages, ready in P2)
+        iq1     <= {1'b0, ip_sum} + {1'b0, r_cmp ? n_idx[15:0] : 16'd0};
+        ip_csum <= ~(iq1[15:0] + {15'd0, iq1[16]});
     end
 
     // ---- the header image of the next frame, per layout --------------------------------------
@@ -310,7 +337,7 @@ module fp_ptrain_gen #(
                     img[IB-1-8*(I+`FP_PTRAIN_IPV4_VER_IHL_OFF) -: 8]    = 8'h45;
                     img[IB-1-8*(I+`FP_PTRAIN_IPV4_TOS_OFF) -: 8]        = cfg_tos;
                     img[IB-1-8*(I+`FP_PTRAIN_IPV4_TOTAL_LEN_OFF) -: 16] = r_iplen;
-                    img[IB-1-8*(I+`FP_PTRAIN_IPV4_IDENT_OFF) -: 16]     = IP_IDENT;
+                    img[IB-1-8*(I+`FP_PTRAIN_IPV4_IDENT_OFF) -: 16]     = r_cmp ? n_idx[15:0] : IP_IDENT;
                     img[IB-1-8*(I+`FP_PTRAIN_IPV4_TTL_OFF) -: 8]        = cfg_ttl;
                     img[IB-1-8*(I+`FP_PTRAIN_IPV4_PROTO_OFF) -: 8]      = PROTO;
                     img[IB-1-8*(I+`FP_PTRAIN_IPV4_CHECKSUM_OFF) -: 16]  = ip_csum;
@@ -321,15 +348,23 @@ module fp_ptrain_gen #(
                 img[IB-1-8*(U+`FP_PTRAIN_UDP_DPORT_OFF) -: 16]    = cfg_dport;
                 img[IB-1-8*(U+`FP_PTRAIN_UDP_LEN_OFF) -: 16]      = r_ulen;
                 img[IB-1-8*(U+`FP_PTRAIN_UDP_CHECKSUM_OFF) -: 16] = n_csum;
-                img[IB-1-8*(T+`FP_PTRAIN_TESTER_MAGIC_OFF) -: 32]     = MAGIC;
-                img[IB-1-8*(T+`FP_PTRAIN_TESTER_SEQ_OFF) -: 32]       = n_seq;
-                img[IB-1-8*(T+`FP_PTRAIN_TESTER_VER_FLAGS_OFF) -: 8]  = pf_vf;
-                img[IB-1-8*(T+`FP_PTRAIN_TESTER_STREAM_OFF) -: 8]     = cfg_stream;
-                img[IB-1-8*(T+`FP_PTRAIN_TESTER_FRAME_LEN_OFF) -: 16] = r_len;
-                img[IB-1-8*(T+`FP_PTRAIN_TESTER_TRAIN_OFF) -: 32]     = n_train;
-                img[IB-1-8*(T+`FP_PTRAIN_TESTER_INDEX_OFF) -: 32]     = n_idx;
-                img[IB-1-8*(T+`FP_PTRAIN_TESTER_TRAIN_LEN_OFF) -: 32] = r_tl;
-                // tv_sec, tv_usec, tx_time, csum_adj: zero, written by the MAC at the SFD
+                if (!IP6 && r_cmp) begin
+                    // the compact header; tx_time zero, written by the MAC's plain stamp
+                    img[IB-1-8*(T+`FP_PTRAIN_COMPACT_MAGIC_OFF) -: 32]    = MAGIC;
+                    img[IB-1-8*(T+`FP_PTRAIN_COMPACT_SEQ_OFF) -: 32]      = n_seq;
+                    img[IB-1-8*(T+`FP_PTRAIN_COMPACT_VER_FLAGS_OFF) -: 8] = pf_vf;
+                    img[IB-1-8*(T+`FP_PTRAIN_COMPACT_STREAM_OFF) -: 8]    = cfg_stream;
+                end else begin
+                    img[IB-1-8*(T+`FP_PTRAIN_TESTER_MAGIC_OFF) -: 32]     = MAGIC;
+                    img[IB-1-8*(T+`FP_PTRAIN_TESTER_SEQ_OFF) -: 32]       = n_seq;
+                    img[IB-1-8*(T+`FP_PTRAIN_TESTER_VER_FLAGS_OFF) -: 8]  = pf_vf;
+                    img[IB-1-8*(T+`FP_PTRAIN_TESTER_STREAM_OFF) -: 8]     = cfg_stream;
+                    img[IB-1-8*(T+`FP_PTRAIN_TESTER_FRAME_LEN_OFF) -: 16] = r_len;
+                    img[IB-1-8*(T+`FP_PTRAIN_TESTER_TRAIN_OFF) -: 32]     = n_train;
+                    img[IB-1-8*(T+`FP_PTRAIN_TESTER_INDEX_OFF) -: 32]     = n_idx;
+                    img[IB-1-8*(T+`FP_PTRAIN_TESTER_TRAIN_LEN_OFF) -: 32] = r_tl;
+                    // tv_sec, tv_usec, tx_time, csum_adj: zero, written by the MAC at the SFD
+                end
             end
             for (gb = 0; gb < IMG_BYTES; gb = gb + 1) begin : g_byte
                 assign img_all[gl*IB + 8*gb +: 8] = img[IB-1-8*gb -: 8];
@@ -380,7 +415,7 @@ module fp_ptrain_gen #(
     assign m_axis_tdata     = sr[DATA_WIDTH-1:0];
     assign m_axis_tuser     = 1'b0;
     assign m_axis_ts_insert = m_axis_tvalid;
-    assign m_axis_ts_mode   = m_axis_tvalid;
+    assign m_axis_ts_mode   = m_axis_tvalid && !r_cmp;   // compact: the plain 8-byte stamp
     assign m_axis_ts_offset = r_toff;
 
     always @(posedge clk) begin
@@ -395,7 +430,7 @@ module fp_ptrain_gen #(
             m_axis_tlast  <= 1'b0;
             m_axis_tkeep  <= {KW{1'b1}};
             bcnt          <= r_beats_m1;
-            b_one         <= 1'b0;           // frames are at least 11 beats
+            b_one         <= 1'b0;           // frames are at least 8 beats
             cur_last      <= pf_last;
         end else if (adv) begin
             if (m_axis_tlast) begin
@@ -432,7 +467,7 @@ module fp_ptrain_gen #(
         go_q     <= go;
         tmr      <= go_q ? tmr_go : tmr_ng;
         due      <= go_q ? due_go : due_ng;
-        wcnt     <= go_q ? WAIT_FRAME : wcnt_ng;
+        wcnt     <= go_q ? (r_cmp ? WAIT_FRAME_C : WAIT_FRAME) : wcnt_ng;
         arm      <= !go_q && arm_ng;
         fin      <= !start_ok && (fin || (go_q && pf_last && pf_fin));
         stop_req <= !start_ok && (stop_req || (stop && running));

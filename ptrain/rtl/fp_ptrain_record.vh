@@ -36,15 +36,15 @@
 `define FP_PTREC_SEQ 63:32
 `define FP_PTREC_SEQ_LSB 32
 `define FP_PTREC_SEQ_W 32
-// Train number from the tester header.
+// Train number from the tester header; of a compact frame (ptrain.fmt.toml, layout compact), seq - index, the sequence number of its train's first frame.
 `define FP_PTREC_TRAIN 95:64
 `define FP_PTREC_TRAIN_LSB 64
 `define FP_PTREC_TRAIN_W 32
-// Position in the train from the tester header (below train_len).
+// Position in the train from the tester header (below train_len); of a compact frame, its IPv4 identification.
 `define FP_PTREC_INDEX 127:96
 `define FP_PTREC_INDEX_LSB 96
 `define FP_PTREC_INDEX_W 32
-// Frames in the train from the tester header (at least 1).
+// Frames in the train from the tester header (at least 1); 0 for a compact frame (unknown).
 `define FP_PTREC_TRAIN_LEN 159:128
 `define FP_PTREC_TRAIN_LEN_LSB 128
 `define FP_PTREC_TRAIN_LEN_W 32

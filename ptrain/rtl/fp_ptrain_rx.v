@@ -16,7 +16,11 @@
 //      802.1ad tags, IPv4 (no options, not a later fragment) or IPv6 (no extension header), UDP,
 //      the magic, version 1, header complete, UDP length = IP length and >= 50, frame at least as
 //      long as its IP/UDP lengths (longer is padding), the UDP checksum (when not 0, over the
-//      datagram and the pseudo-header), train_len != 0 and index < train_len. Outcome per frame:
+//      datagram and the pseudo-header), train_len != 0 and index < train_len. Compact frames
+//      (version 2, IPv4 only; over IPv6 foreign): the 18-byte compact header complete, UDP length
+//      = IP length and >= 26, the checksum when not 0; their record has train = seq - index,
+//      index = the IPv4 identification, train_len = 0, tx_time from the compact header, and the
+//      stream window takes their train's end as seq + 1 (train_len unknown). Outcome per frame:
 //      not selected, foreign, truncated, bad_length, fragment (IPv4 MF set), bad_checksum,
 //      bad_fields (each counted in its stat_* counter), or a record.
 //   3. A record (ptrain/rtl/ptrain_record.fmt.toml, one m_axis beat of `FP_PTREC_W bits, tlast = 1,
@@ -39,10 +43,12 @@
 //             cycles after its tlast beat, the per-stream ones and stat_records 12.
 // Throughput: every frame at line rate on both widths, back to back without any gap between
 //             frames (frames of any size, any gaps, inside frames too): the parser takes a beat
-//             per cycle and classifies a frame per cycle; the stream window is a pipeline that a
-//             stream's next frame enters only after the write (tester frames are at least 84
-//             bytes: 11 beats at 64 bits). Records: at most one per 11 cycles (64 bits) / 84
-//             cycles (8 bits); m_axis takes one per 3 cycles at most when ready.
+//             per cycle and classifies a frame per cycle; the stream window is a pipeline of 5
+//             cycles (read to write) that a stream's next frame enters only after the write
+//             (tester frames are at least 60 bytes: 8 beats at 64 bits). Records: at most one per
+//             8 cycles (64 bits: 60-byte frames back to back, 14.88 M/s on a 10G wire where they
+//             come every 10 or 11 cycles) / 60 cycles (8 bits); m_axis takes one per 3 cycles at
+//             most when ready, so no record is dropped at line rate while m_axis is ready.
 // Bad input:  foreign, malformed and unselected frames are counted and make no record; frames
 //             marked bad by the MAC make a record with the bad flag (when otherwise valid); no
 //             header field is used beyond the frame's end (every check is gated by the frame's
@@ -164,6 +170,7 @@ module fp_ptrain_rx #(
     localparam integer IP6_LEN  = `FP_PTRAIN_IPV6_LEN;                             // 40
     localparam integer UDP_LEN  = `FP_PTRAIN_UDP_LEN;                              // 8
     localparam integer HDR_LEN  = `FP_PTRAIN_TESTER_LEN;                           // 42
+    localparam integer HDRC_LEN = `FP_PTRAIN_COMPACT_LEN;                          // 18
     // The header buffer: the longest header read, two tags + IPv6 + UDP + tester header up to
     // the end of tx_time (csum_adj is not read).
     localparam integer HB       = ETH_LEN + 2 * TAG_LEN + IP6_LEN + UDP_LEN +
@@ -175,8 +182,9 @@ module fp_ptrain_rx #(
     localparam integer RW       = `FP_PTREC_W;
     localparam integer KW       = BYTES > 1 ? $clog2(BYTES) + 1 : 1;
     localparam integer WW       = BYTES > 1 ? DATA_WIDTH : 16;   // checksum words of a beat x 16
-    // The fields read from the buffer, per header variant (0, 1, 2 tags x IPv4, IPv6).
-    localparam integer BW       = 8 + 16 + 14 + 8 + 32 + 32 + 4 * 16 + 32 + 32 + 8 + 8 + 32 + 32 + 32 + 64;
+    // The fields read from the buffer, per header variant (0, 1, 2 tags x IPv4, IPv6): the full
+    // header's, then the IPv4 identification and the compact header's tx_time.
+    localparam integer BW       = 8 + 16 + 14 + 8 + 32 + 32 + 4 * 16 + 32 + 32 + 8 + 8 + 32 + 32 + 32 + 64 + 16 + 64;
 
     localparam [15:0] TPID_Q    = `FP_PTRAIN_ETHERTYPE_VLAN;  // 0x8100
     localparam [15:0] TPID_AD   = 16'h88A8;                   // 802.1ad, skipped as parse() does
@@ -185,6 +193,7 @@ module fp_ptrain_rx #(
     localparam [7:0]  UDP_PROTO = `FP_PTRAIN_IP_PROTO_UDP;
     localparam [31:0] MAGIC     = `FP_PTRAIN_MAGIC;
     localparam [3:0]  VERSION   = `FP_PTRAIN_VERSION;
+    localparam [3:0]  VERSION_C = `FP_PTRAIN_VERSION_COMPACT;
     localparam integer STREAMS_I = STREAMS;
     localparam [8:0]  NSTREAMS  = STREAMS_I[8:0];
     localparam [NW-1:0] NMAX    = {NW{1'b1}};
@@ -193,6 +202,8 @@ module fp_ptrain_rx #(
     // Lengths a frame must reach (bytes), for the checks; from the IP header (IP4/IP6) or from
     // the UDP header (the rest).
     localparam integer MIN_UDP_I = UDP_LEN + HDR_LEN;                              // 50
+    localparam integer MIN_UDPC_I = UDP_LEN + HDRC_LEN;                            // 26 (compact)
+    localparam integer T_HDRC_I  = UDP_LEN + HDRC_LEN;                             // 26
     localparam integer T_MAGIC_I = UDP_LEN + `FP_PTRAIN_TESTER_MAGIC_LEN;          // 12
     localparam integer T_VER_I   = UDP_LEN + `FP_PTRAIN_TESTER_VER_FLAGS_OFF + 1;  // 25
     localparam integer T_HDR_I   = UDP_LEN + HDR_LEN;                              // 50
@@ -202,10 +213,12 @@ module fp_ptrain_rx #(
     localparam [NW-1:0] N_TAG1   = TAG1_I[NW-1:0];
     localparam [NW-1:0] N_TAG2   = TAG2_I[NW-1:0];
     localparam [15:0]   MIN_UDP  = MIN_UDP_I[15:0];
+    localparam [15:0]   MIN_UDPC = MIN_UDPC_I[15:0];
     localparam [16:0]   IP4_17   = IP4_LEN[16:0];
     // Checksum bounds: the sum starts at the IP source address (22 .. 34: 22, or 26 and more
     // with a tag); the datagram's end matters only in beats that can hold bytes past a tester
-    // datagram's shortest end (l4 + 50), from l4 + 51 - BYTES on (77 - BYTES at the least).
+    // datagram's shortest end (l4 + 26 over IPv4, the compact header; l4 + 50 over IPv6), from
+    // l4 + 27 - BYTES (l4 + 51 - BYTES) on (53 - BYTES at the least).
     localparam integer A_MIN_I   = ETH_LEN + `FP_PTRAIN_IPV6_SRC_OFF;              // 22
     localparam integer A_1_I     = A_MIN_I + TAG_LEN;
     localparam integer A_2_I     = A_MIN_I + 2 * TAG_LEN;
@@ -214,8 +227,9 @@ module fp_ptrain_rx #(
     localparam [5:0]    A_1      = A_1_I[5:0];
     localparam [5:0]    A_2      = A_2_I[5:0];
     localparam [5:0]    A_3      = A_3_I[5:0];
-    localparam integer LIM_OFF_I = MIN_UDP_I + 1 - BYTES;
-    localparam integer LIM_MIN_I = ETH_LEN + IP4_LEN + LIM_OFF_I;
+    localparam integer LIM_OFF_I = MIN_UDP_I + 1 - BYTES;      // IPv6
+    localparam integer LIM_OFFC_I = MIN_UDPC_I + 1 - BYTES;    // IPv4
+    localparam integer LIM_MIN_I = ETH_LEN + IP4_LEN + LIM_OFFC_I;
     localparam [NW-1:0] N_LIM_MIN = LIM_MIN_I[NW-1:0];
     localparam integer SRC4_I    = `FP_PTRAIN_IPV4_SRC_OFF;
     localparam integer SRC6_I    = `FP_PTRAIN_IPV6_SRC_OFF;
@@ -318,12 +332,12 @@ module fp_ptrain_rx #(
     reg         hc_tag0, hc_tag1, hc_v4, hc_v6;
     reg  [5:0]  hc_sel;          // one-hot header variant: 2 * tags + ipv6
     reg  [6:0]  hc_l4;           // the UDP header's offset (also the length of a whole IP header)
-    reg  [6:0]  hc_t_ports, hc_t_magic, hc_t_ver, hc_t_hdr;  // lengths to reach
+    reg  [6:0]  hc_t_ports, hc_t_magic, hc_t_ver, hc_t_hdr, hc_t_hdrc;  // lengths to reach
     reg  [3:0]  hc_a1h;          // first byte the checksum sums (IP source address): 22, 26, 30, 34
     reg  [6:0]  hc_t_lim;        // first beat start the datagram's end can bound
 
     // The offsets of each variant, as constants: the class is a table lookup, no adder.
-    wire [6*7-1:0] tab_l4, tab_ports, tab_magic, tab_ver, tab_hdr, tab_lim;
+    wire [6*7-1:0] tab_l4, tab_ports, tab_magic, tab_ver, tab_hdr, tab_hdrc, tab_lim;
     wire [6*4-1:0] tab_a1h;
     generate
         for (gi = 0; gi < 6; gi = gi + 1) begin : g_tab
@@ -333,12 +347,14 @@ module fp_ptrain_rx #(
             localparam integer MA = L4 + T_MAGIC_I;
             localparam integer VE = L4 + T_VER_I;
             localparam integer HD = L4 + T_HDR_I;
-            localparam integer LI = L4 + LIM_OFF_I;
+            localparam integer HC = L4 + T_HDRC_I;
+            localparam integer LI = L4 + ((gi % 2 != 0) ? LIM_OFF_I : LIM_OFFC_I);
             assign tab_l4[7*gi +: 7]    = L4[6:0];
             assign tab_ports[7*gi +: 7] = PO[6:0];
             assign tab_magic[7*gi +: 7] = MA[6:0];
             assign tab_ver[7*gi +: 7]   = VE[6:0];
             assign tab_hdr[7*gi +: 7]   = HD[6:0];
+            assign tab_hdrc[7*gi +: 7]  = HC[6:0];
             assign tab_lim[7*gi +: 7]   = LI[6:0];
             assign tab_a1h[4*gi +: 4]   = 4'd1 << ((A - A_MIN_I) / TAG_LEN);
         end
@@ -362,6 +378,7 @@ module fp_ptrain_rx #(
                 hc_t_magic <= tab_magic[7*k +: 7];
                 hc_t_ver   <= tab_ver[7*k +: 7];
                 hc_t_hdr   <= tab_hdr[7*k +: 7];
+                hc_t_hdrc  <= tab_hdrc[7*k +: 7];
                 hc_a1h     <= tab_a1h[4*k +: 4];
                 hc_t_lim   <= tab_lim[7*k +: 7];
             end
@@ -397,7 +414,9 @@ module fp_ptrain_rx #(
     // UDP checksum: the ones'-complement sum of the bytes from the IP source address to the end
     // of the datagram (the pseudo-header's addresses and the UDP datagram are contiguous for IPv4
     // and IPv6), as 16-bit words at even offsets. The datagram's end is compared with the beat
-    // as it arrives (the UDP length is known 4 beats, 37 bytes, before it can matter); the start
+    // as it arrives (the UDP length, in the buffer from l4 + 6 on, gives the end 3 cycles later:
+    // at 64 bits in time for the first beat it can bound, beat 7 of an untagged compact frame;
+    // at 8 bits 13 bytes before); the start
     // one cycle later (the class is known by then); the beat's masked words are summed the
     // cycle after, and accumulated the next: the frame's sum is in cs_final_q from 4 cycles
     // after its tlast beat.
@@ -554,7 +573,9 @@ module fp_ptrain_rx #(
                 hb_q[8*(HB-(P+`FP_PTRAIN_TESTER_TRAIN_OFF)-4) +: 32],
                 hb_q[8*(HB-(P+`FP_PTRAIN_TESTER_INDEX_OFF)-4) +: 32],
                 hb_q[8*(HB-(P+`FP_PTRAIN_TESTER_TRAIN_LEN_OFF)-4) +: 32],
-                hb_q[8*(HB-(P+`FP_PTRAIN_TESTER_TX_TIME_OFF)-8) +: 64]
+                hb_q[8*(HB-(P+`FP_PTRAIN_TESTER_TX_TIME_OFF)-8) +: 64],
+                hb_q[8*(HB-(L3+`FP_PTRAIN_IPV4_IDENT_OFF)-2) +: 16],              // (IPv4)
+                hb_q[8*(HB-(P+`FP_PTRAIN_COMPACT_TX_TIME_OFF)-8) +: 64]
             };
         end
     endgenerate
@@ -570,7 +591,8 @@ module fp_ptrain_rx #(
     end
 
     reg               e2_v, e2_bad, e2_tag0, e2_tag1, e2_v4, e2_v6;
-    reg               e2_ge_eth, e2_ge_tag1, e2_ge_tag2, e2_ge_ip, e2_ge_ports, e2_ge_magic, e2_ge_ver, e2_ge_hdr;
+    reg               e2_ge_eth, e2_ge_tag1, e2_ge_tag2, e2_ge_ip, e2_ge_ports, e2_ge_magic, e2_ge_ver, e2_ge_hdr,
+                      e2_ge_hdrc;
     reg  [NW-1:0]     e2_n;
     reg  [63:0]       e2_ts;
     reg  [47:0]       e2_dst, e2_src;
@@ -580,7 +602,8 @@ module fp_ptrain_rx #(
     reg  [13:0]       e2_frag;
     reg  [15:0]       e2_iplen, e2_sport, e2_dport, e2_ulen, e2_ucsum;
     reg  [31:0]       e2_ipsrc, e2_ipdst, e2_magic, e2_seq, e2_train, e2_index, e2_tlen;
-    reg  [63:0]       e2_txt;
+    reg  [63:0]       e2_txt, e2_txtc;
+    reg  [15:0]       e2_ident;
     always @(posedge clk) begin
         e2_v        <= !rst && e1_v;
         e2_bad      <= e1_bad;
@@ -602,8 +625,10 @@ module fp_ptrain_rx #(
         e2_ge_magic <= e1_n >= {{(NW-7){1'b0}}, hc_t_magic};
         e2_ge_ver   <= e1_n >= {{(NW-7){1'b0}}, hc_t_ver};
         e2_ge_hdr   <= e1_n >= {{(NW-7){1'b0}}, hc_t_hdr};
+        e2_ge_hdrc  <= e1_n >= {{(NW-7){1'b0}}, hc_t_hdrc};
         {e2_vihl, e2_iplen, e2_frag, e2_proto, e2_ipsrc, e2_ipdst, e2_sport, e2_dport, e2_ulen,
-         e2_ucsum, e2_magic, e2_seq, e2_vf, e2_stream, e2_train, e2_index, e2_tlen, e2_txt} <= sel_fields;
+         e2_ucsum, e2_magic, e2_seq, e2_vf, e2_stream, e2_train, e2_index, e2_tlen, e2_txt, e2_ident,
+         e2_txtc} <= sel_fields;
     end
 
     // E3: the checks of parse(), each in its own flag; every field is used only when the frame
@@ -613,7 +638,10 @@ module fp_ptrain_rx #(
                           ((e2_v4 && e2_vihl == 8'h45) || (e2_v6 && e2_vihl[7:4] == 4'd6));
 
     reg        e3_v, e3_bad, e3_ip_ok, e3_l4_ok, e3_udp, e3_frag0, e3_ge_magic, e3_magic, e3_ge_ver,
-               e3_ulen_ok, e3_ver_ok, e3_mf, e3_ge_hdr, e3_v6, e3_len6, e3_csum_nz, e3_fields_ok;
+               e3_ulen_ok, e3_ver_ok, e3_mf, e3_ge_hdr, e3_v6, e3_len6, e3_csum_nz, e3_fields_ok,
+               e3_cmp, e3_ulen_okc;
+    // the compact header: version 2 over IPv4 (the Ethertype's; a bad IPv4 header is foreign anyway)
+    wire       cmp2 = e2_vf[7:4] == VERSION_C && e2_v4;
     reg        e3_mac_p, e3_vid_p;
     reg  [15:0] e3_iplen;
     reg  [16:0] e3_ulen20;
@@ -638,9 +666,11 @@ module fp_ptrain_rx #(
         e3_magic     <= e2_magic == MAGIC;
         e3_ge_ver    <= e2_ge_ver;
         e3_ulen_ok   <= e2_ulen >= MIN_UDP;
-        e3_ver_ok    <= e2_vf[7:4] == VERSION;
+        e3_ulen_okc  <= e2_ulen >= MIN_UDPC;
+        e3_cmp       <= cmp2;
+        e3_ver_ok    <= e2_vf[7:4] == VERSION || cmp2;
         e3_mf        <= e2_frag[13];
-        e3_ge_hdr    <= e2_ge_hdr;
+        e3_ge_hdr    <= cmp2 ? e2_ge_hdrc : e2_ge_hdr;
         e3_v6        <= e2_v6;
         e3_len6      <= e2_iplen == e2_ulen;
         e3_iplen     <= e2_iplen;
@@ -648,7 +678,7 @@ module fp_ptrain_rx #(
         e3_size      <= {{(NW-7){1'b0}}, e2_l4} + {1'b0, e2_ulen};
         e3_ulen17    <= {1'b0, e2_ulen} + {9'd0, UDP_PROTO};   // pseudo-header: protocol + UDP length
         e3_csum_nz   <= e2_ucsum != 16'd0;
-        e3_fields_ok <= e2_tlen != 32'd0 && e2_index < e2_tlen;
+        e3_fields_ok <= cmp2 || (e2_tlen != 32'd0 && e2_index < e2_tlen);
         e3_mac_p     <= e2_ge_eth;
         e3_vid_p     <= e2_tag0 && e2_ge_tag1;
         for (r = 0; r < RULES; r = r + 1) begin
@@ -672,13 +702,14 @@ module fp_ptrain_rx #(
             e3_eq_dport[r] <= ((e2_dport ^ cfg_rule_dport[16*r +: 16]) & cfg_rule_dport_mask[16*r +: 16]) == 16'd0;
         end
         e3_ts        <= e2_ts;
-        e3_txt       <= e2_txt;
+        e3_txt       <= cmp2 ? e2_txtc : e2_txt;
         e3_flags     <= e2_vf[3:0];
         e3_stream    <= e2_stream;
         e3_seq       <= e2_seq;
-        e3_train     <= e2_train;
-        e3_index     <= e2_index;
-        e3_tlen      <= e2_tlen;
+        e3_train     <= e2_train;           // compact: made in T1 (seq - index)
+        e3_index     <= cmp2 ? {16'd0, e2_ident} : e2_index;
+        // compact: the train's length for the stream window, index + 1 (the record's is 0)
+        e3_tlen      <= cmp2 ? {15'd0, {1'b0, e2_ident} + 17'd1} : e2_tlen;
     end
 
     // Which terms each rule uses (mask not 0), registered: the configuration is static.
@@ -706,7 +737,7 @@ module fp_ptrain_rx #(
     reg  [RULES-1:0] e4_t_dst, e4_t_src, e4_t_tag, e4_t_vid, e4_t_v6, e4_t_proto, e4_t_ipsrc,
                      e4_t_ipdst, e4_t_sport, e4_t_dport;
     reg         e4_v, e4_bad, e4_base_ok, e4_ge_ver, e4_ulen_ok, e4_ver_ok, e4_mf, e4_ge_hdr,
-                e4_len_ok, e4_full, e4_csum_nz, e4_fields_ok;
+                e4_len_ok, e4_full, e4_csum_nz, e4_fields_ok, e4_cmp;
     reg  [31:0] e4_total;
     reg  [15:0] e4_size;
     reg  [63:0] e4_ts, e4_txt;
@@ -734,7 +765,8 @@ module fp_ptrain_rx #(
         e4_ver_ok    <= e3_ver_ok;
         e4_mf        <= e3_mf;
         e4_ge_hdr    <= e3_ge_hdr;
-        e4_len_ok    <= e3_ulen_ok && (e3_v6 ? e3_len6 : {1'b0, e3_iplen} == e3_ulen20);
+        e4_len_ok    <= (e3_cmp ? e3_ulen_okc : e3_ulen_ok) && (e3_v6 ? e3_len6 : {1'b0, e3_iplen} == e3_ulen20);
+        e4_cmp       <= e3_cmp;
         e4_full      <= e3_n >= e3_size;
         e4_total     <= cs_final_q + {{(32-NW){1'b0}}, e3_ulen17};
         e4_csum_nz   <= e3_csum_nz;
@@ -772,7 +804,7 @@ module fp_ptrain_rx #(
         else                                 out5 = C_CHECK;
     end
 
-    reg         e5_v, e5_sel, e5_bad, e5_csum_ok, e5_fields_ok;
+    reg         e5_v, e5_sel, e5_bad, e5_csum_ok, e5_fields_ok, e5_cmp;
     reg  [2:0]  e5_out;
     reg  [15:0] e5_size;
     reg  [63:0] e5_ts, e5_txt;
@@ -786,6 +818,7 @@ module fp_ptrain_rx #(
         e5_csum_ok   <= !e4_csum_nz || fold_zero;
         e5_bad       <= e4_bad;
         e5_fields_ok <= e4_fields_ok;
+        e5_cmp       <= e4_cmp;
         e5_size      <= e4_size;
         e5_ts        <= e4_ts;
         e5_txt       <= e4_txt;
@@ -800,7 +833,7 @@ module fp_ptrain_rx #(
     // E6: the frame's count, and whether it makes a record and is tracked.
     wire        check = e5_sel && e5_out == C_CHECK;
     reg         e6_v, e6_nosel, e6_foreign, e6_trunc, e6_badlen, e6_frag, e6_badcsum, e6_badfields;
-    reg         e6_rec, e6_trk, e6_bad;
+    reg         e6_rec, e6_trk, e6_bad, e6_cmp;
     reg  [SW-1:0] e6_sidx;
     reg  [15:0] e6_size;
     reg  [63:0] e6_ts, e6_txt;
@@ -820,6 +853,7 @@ module fp_ptrain_rx #(
         e6_trk       <= !rst && e5_v && check && e5_csum_ok && e5_fields_ok && !e5_bad &&
                         {1'b0, e5_stream} < NSTREAMS;
         e6_bad       <= e5_bad;
+        e6_cmp       <= e5_cmp;
         e6_sidx      <= e5_stream[SW-1:0];
         e6_size      <= e5_size;
         e6_ts        <= e5_ts;
@@ -835,8 +869,9 @@ module fp_ptrain_rx #(
     // ------------------------------------------------------------------------------------------
     // Per-stream window. T1 reads the stream's state, T2 subtracts, T3 classifies and shifts by
     // the coarse part of the distance, T4 computes the verdict and the new state, T5 writes it.
-    // A stream's next frame reads its state at least 11 cycles later (tester frames are at
-    // least 84 bytes long), after the write. The record's other fields travel alongside.
+    // A stream's next frame reads its state at least 8 cycles later (tester frames are at least
+    // 60 bytes long: 8 beats at 64 bits), after the write (5 cycles after the read). The
+    // record's other fields travel alongside.
 
     localparam [WINDOW-1:0] BIT0 = {{(WINDOW-1){1'b0}}, 1'b1};
     localparam integer RF = 1 + 16 + 64 + 64 + 4 + 8 + 32 + 32 + 32;   // record fields carried
@@ -887,7 +922,9 @@ module fp_ptrain_rx #(
         t1_tf    <= rd_tf;
         t1_te    <= rd_te;
         t1_bm    <= rd_bm;
-        t1_f     <= {e6_bad, e6_size, e6_ts, e6_txt, e6_flags, e6_stream, e6_train, e6_index, e6_tlen};
+        // compact: the record's train is seq - index (the train's first frame), its train_len 0
+        t1_f     <= {e6_bad, e6_size, e6_ts, e6_txt, e6_flags, e6_stream,
+                     e6_cmp ? e6_seq - e6_index : e6_train, e6_index, e6_cmp ? 32'd0 : e6_tlen};
     end
 
     // T2: the distances (serial-number arithmetic: only the signs of d_first and d_tf are used).
@@ -1040,7 +1077,7 @@ module fp_ptrain_rx #(
     // cycle, through its read register and an output register straight onto m_axis_tdata: its
     // address, write enable and data come from flip-flops. The head is valid 2 cycles after the
     // read pointer reached it (or after it was written into an empty FIFO); a pop moves the
-    // pointer, so m_axis takes a record at most every 3 cycles (records come at most one per 11
+    // pointer, so m_axis takes a record at most every 3 cycles (records come at most one per 8
     // cycles). The count (f_cnt_q) gives full and not-empty without an adder in their path.
 
     reg  [RW-1:0] rec_data;

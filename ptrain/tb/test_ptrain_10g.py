@@ -2,7 +2,8 @@
 
 * Delay: every record's one-way delay equals the wire's, pin to pin, exactly (to the unit of
   fp_time), the same for every size and layout.
-* Line rate: back-to-back trains of the shortest tester frame (84 B) are all recorded, and their
+* Line rate: back-to-back trains of the shortest tester frame (60 B, 64 with FCS: the compact
+  header, 14.88 Mpps) and of the shortest with the full header (84 B) are all recorded, and their
   dispersion gives 10 Gb/s.
 """
 from __future__ import annotations
@@ -35,7 +36,8 @@ async def setup(dut, seed: int = 1):
 @cocotb.test()
 async def delay_constant_over_sizes_and_line_rate(dut):
     wire, t = await setup(dut)
-    runs = [(84, False, None, 0), (333, True, None, 0), (1514, False, 42, 0), (9000, False, None, 0)]
+    runs = [(60, False, None, 0), (84, False, None, 0), (333, True, None, 0), (1514, False, 42, 0),
+            (9000, False, None, 0)]
     first = 0
     for size, ipv6, vlan, period in runs:
         await t.configure(size=size, train_len=50 if size < 1000 else 6, trains=2, period=period,
@@ -43,7 +45,7 @@ async def delay_constant_over_sizes_and_line_rate(dut):
         await t.run(60_000)
         first += 1000
     beats = await t.drain(2000)
-    expected = 2 * (50 + 50 + 6 + 6)
+    expected = 2 * (50 + 50 + 50 + 6 + 6)
     assert len(beats) == expected and not any(b.bad for b in beats), (len(beats), expected)
     # 6.4 ns is not a whole number of 2^-16 ns: the timebase carries the remainder, so two stamps'
     # difference may differ by one unit (15 fs)
@@ -54,9 +56,11 @@ async def delay_constant_over_sizes_and_line_rate(dut):
     assert offset_ns == 0, offset_ns
     # 84-byte back-to-back trains: 10 Gb/s at layer 1 from their dispersion (the MAC's deficit idle
     # count keeps the average gap at 12 bytes)
-    small = [r for r in rec.records(beats) if r.size == 84]
-    s = analyze.analyze(small)["streams"][0]["summary"]
-    assert abs(s["capacity_bps"] - 10e9) / 10e9 < 0.01, s["capacity_bps"]
+    for size in (60, 84):
+        small = [r for r in rec.records(beats) if r.size == size]
+        assert len(small) == 100 and all((r.train_len == 0) == (size == 60) for r in small)
+        s = analyze.analyze(small)["streams"][0]["summary"]
+        assert s["lost"] == 0 and abs(s["capacity_bps"] - 10e9) / 10e9 < 0.01, (size, s["capacity_bps"])
 
 
 def test_ptrain_10g():

@@ -10,9 +10,14 @@ leaves csum_adj at 0 where build() writes 0xFFFF (the adjustment that cancels fo
 has no TOS / traffic class and no DEI: the test sets them in the reference and recomputes the IPv4
 header checksum (RFC 1071).
 
+Compact frames (IPv4 below the full header's minimum, from 60 bytes): in the random mix, at the
+shortest sizes, and 60-byte trains back to back (8 beats at 64 bits, 60 at 8: the line rate of
+64-byte frames once the MAC adds FCS, preamble and IFG), each against build(), with the plain
+stamp side band (mode 0, offset magic + 8).
+
 Timing (the module's header): the first frame is offered 14 cycles after the start pulse; frame
 k+1 starts at max(start of k + period (train gap after a train's last frame), the cycle after k's
-last beat, start of k + 9). This is asserted exactly, with and without backpressure; without it,
+last beat, start of k + 9; + 5 for compact frames). This is asserted exactly, with and without backpressure; without it,
 frames are also checked to start exactly max(period, beats) apart and to leave no idle cycle when
 sent back to back.
 """
@@ -29,6 +34,7 @@ from fastpath.sim.tb import BeatMonitor, high, params, pauses, rng, start, uint
 
 LATENCY = 14      # start pulse -> first tvalid
 MIN_SPACING = 9   # frame start -> next frame start, at least (the checksum pipeline)
+MIN_SPACING_C = 5  # the same for compact frames (the IPv4 header checksum)
 MAX_LEN = 9000
 
 
@@ -52,7 +58,10 @@ class Cfg:
         self.dport = r.choice([fr.UDP_PORT, r.getrandbits(16)])
         self.stream = r.getrandbits(8)
         h = self.headers()
-        self.size = r.randint(h.min_frame, 300) if size is None else size
+        if size is None:   # compact frames (IPv4 below the full minimum) about a third of the time
+            size = r.randint(h.min_size, h.min_frame - 1) if h.min_size < h.min_frame and r.random() < 0.35 \
+                else r.randint(h.min_frame, 300)
+        self.size = size
         self.train_len = r.randint(1, 5) if train_len is None else train_len
         self.trains = r.randint(1, 3) if trains is None else trains
         self.period = r.choice([0, r.randint(1, 3 * self.size)]) if period is None else period
@@ -180,14 +189,19 @@ class TB:
             assert f.data == want, f"{c} frame {k}:\n got {f.data.hex()}\nwant {want.hex()}"
             assert fr.parse(f.data) is not None
             assert f.gap is None, f"frame {k}: tvalid fell inside the frame"
-            assert (f.first("ts_insert"), f.first("ts_mode"), f.first("ts_offset")) == (1, 1, h.length)
+            if h.compact(c.size):   # the MAC's plain 8-byte stamp at the compact tx_time
+                assert (f.first("ts_insert"), f.first("ts_mode"), f.first("ts_offset")) == \
+                    (1, 0, h.length + fr.COMPACT.field("tx_time").offset)
+            else:
+                assert (f.first("ts_insert"), f.first("ts_mode"), f.first("ts_offset")) == (1, 1, h.length)
             assert all(b["tuser"] == 0 for b in f.beats)
             assert len(f.beats) == self.beats(c)
             if k:
                 p = got[k - 1]
                 last = (k - 1) % c.train_len == c.train_len - 1
                 due = p.first_valid + (c.gap if last else c.period)
-                want_s = max(due, p.last_beat + 1, p.first_valid + MIN_SPACING)
+                want_s = max(due, p.last_beat + 1,
+                             p.first_valid + (MIN_SPACING_C if h.compact(c.size) else MIN_SPACING))
                 assert f.first_valid == want_s, \
                     f"{c} frame {k} starts at {f.first_valid}, expected {want_s} (previous {p.first_valid}..{p.last_beat})"
                 if not bp:
@@ -274,6 +288,17 @@ async def run_test(dut):
                     first_seq=0xFFFFFFFE)
             c.size = c.headers().min_frame
             await tb.run(r, c)
+            if not ipv6:   # and the shortest and longest compact frames
+                for size in (c.headers().min_size, c.headers().min_frame - 1):
+                    c = Cfg(r, ipv6=False, tag=tag, size=size, train_len=3, trains=2, period=0, gap=0,
+                            first_seq=0xFFFFFFFE)
+                    await tb.run(r, c)
+    # 60-byte frames (64 with FCS) back to back, two trains of 40: a frame every 8 beats at 64
+    # bits, every 60 at 8 bits, with no idle cycle (the MAC adds FCS, preamble and IFG)
+    c = Cfg(r, ipv6=False, tag=False, size=60, train_len=40, trains=2, period=0, gap=0)
+    await tb.run(r, c)
+    starts = [f.first_valid for f in tb.mon.frames]
+    assert set(b - a for a, b in zip(starts, starts[1:])) == {tb.beats(c)}
     # periods exactly at the 1G / 10G wire time of the frame, and random ones
     c = Cfg(r, train_len=4, trains=2)
     c.period = (c.size + 24 + 7) // 8 if wide else c.size + 24
@@ -289,6 +314,7 @@ async def run_test(dut):
     # a UDP checksum that computes as 0 goes out as 0xFFFF: first_seq chosen to make it so
     c = Cfg(r, train_len=1, trains=1, first_seq=r.getrandbits(16) << 16)
     h = c.headers()
+    c.size = max(c.size, h.min_frame)     # the full header (a compact frame's checksum is 0)
     l4 = h.length - fr.UDP.length
     want = c.frame(c.first_seq, 0, 0, c.pps)[l4 + 6:l4 + 8]
     c.first_seq |= int.from_bytes(want, "big") % 0xFFFF
@@ -304,8 +330,10 @@ async def run_test(dut):
     for ipv6 in (False, True):
         for tag in (False, True):
             c = Cfg(r, ipv6=ipv6, tag=tag)
-            c.size = c.headers().min_frame - 1
+            c.size = c.headers().min_size - 1
             await tb.refuse(c)
+    # compact trains longer than the 16-bit identification counts
+    await tb.refuse(Cfg(r, ipv6=False, size=70, train_len=fr.COMPACT_TRAIN_MAX + 1))
     await tb.refuse(Cfg(r, size=MAX_LEN + 1))
     await tb.refuse(Cfg(r, size=0xFFFF))
     await tb.refuse(Cfg(r, train_len=0))

@@ -219,3 +219,43 @@ def test_longer_trains_resist_jitter():
     assert max(errs) > 1e-2
     pc = m["pair_capacity"]
     assert pc["min_bps"] < 0.9e10 and pc["max_bps"] > 1.1e10 and abs(pc["median_bps"] / 1e10 - 1) < 5e-3
+
+
+def test_compact_trains_from_frames():
+    """60-byte frames (the compact header: train = seq - index, train_len unknown) back to back at
+    10G (67.2 ns per frame), three trains of 20 across the 2^32 wrap of seq, the tail of the
+    second (with its FLAG_LAST frame) and a middle frame of the third lost: each train's figures
+    from its frames (the second's tail unseen there), the stream's loss exact, the line rate
+    from the dispersion."""
+    from fastpath.ptrain import capture as cap
+    from fastpath.ptrain import frame as fr
+
+    per_ns = Fraction(672, 10)                      # (60 + 24) bytes at 10 Gb/s
+    seq0 = 0xFFFFFFFF - 25
+    frames = []
+    for k in range(60):
+        train, index = divmod(k, 20)
+        if (train == 1 and index >= 17) or (train == 2 and index == 9):
+            continue
+        tx = T0 + round(k * per_ns * NS)
+        d = fr.build(60, (seq0 + k) & 0xFFFFFFFF, train, index, 20, tx,
+                     flags=fr.FLAG_TX_HW | (fr.FLAG_LAST if index == 19 else 0))
+        frames.append(cap.Captured(d, tx + 700 * NS, len(d)))
+    recs, info, _ = an.records_from_capture(cap.Capture(kind="pcapng", frames=frames, resolution_ns=1.0))
+    assert info.tester_frames == 56 and info.malformed_total == 0 and info.foreign == 0
+    assert all(r.train_len == 0 for r in recs)
+    assert [r.train for r in recs[::20]] == [(seq0 + 20 * t) & 0xFFFFFFFF for t in range(3)]
+    res = an.analyze(recs)
+    (st,) = res["streams"]
+    m, trains = st["summary"], st["trains"]
+    assert [(t["train_len"], t["train_len_from"], t["received"], t["lost"]) for t in
+            sorted(trains, key=lambda t: (t["train"] - seq0) & 0xFFFFFFFF)] == \
+        [(20, "last_frame", 20, 0), (17, "lower_bound", 17, 0), (20, "last_frame", 19, 1)]
+    # the stream's loss counts by seq across trains: the second train's tail too
+    assert (m["received"], m["lost"], m["frames_expected"]) == (56, 4, 60)
+    assert m["owd"]["min_ns"] == m["owd"]["max_ns"] == 700
+    # every train's dispersion (a lost frame's slot counted by seq) gives the line rate
+    for t in trains:
+        assert t["capacity_bps"] == pytest.approx(10e9 * 1 if t["lost"] == 0 else 10e9 * 18 / 19, rel=1e-6)
+        assert t["input_rate_bps"] == pytest.approx(10e9, rel=1e-6)
+    assert m["pair_capacity"]["median_bps"] == pytest.approx(10e9, rel=1e-6)

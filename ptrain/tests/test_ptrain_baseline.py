@@ -74,8 +74,9 @@ def _zero_udp_csum(b: bytearray, h: fr.Headers) -> None:
 
 def _random_frame(rng: random.Random) -> tuple[bytes, fr.Headers]:
     h = rng.choice(HEADERS)
-    size = rng.choice([h.min_frame, h.min_frame + 1, 129, 300, 1514])
-    tl = rng.choice([1, 2, 10, 1000, 0xFFFFFFFF])
+    size = rng.choice([h.min_size, h.min_size + 7, max(h.min_size, h.min_frame - 1), h.min_frame, h.min_frame + 1,
+                       129, 300, 1514])
+    tl = rng.choice([1, 2, 10, 1000, 0xFFFFFFFF] if not h.compact(size) else [1, 2, 10, 1000, 65536])
     ns = rng.choice([T0_NS + rng.randrange(10**12), rng.randrange(1 << 64)])
     return fr.build(size, rng.randrange(1 << 32), rng.randrange(1 << 32), rng.randrange(tl), tl, ns << 16,
                     stream=rng.randrange(256), flags=rng.randrange(16), headers=h), h
@@ -118,8 +119,8 @@ def _mutations(rng: random.Random, f: bytes, h: fr.Headers) -> list[tuple[bytes,
 
 def _build_line(rng: random.Random) -> str:
     h = rng.choice(HEADERS)
-    size = rng.choice([h.min_frame, h.min_frame + 3, 200, 1514, 9000])
-    tl = rng.randrange(1, 1 << 32)
+    size = rng.choice([h.min_size, h.min_size + 3, h.min_frame, h.min_frame + 3, 200, 1514, 9000])
+    tl = rng.randrange(1, 1 << 32) if not h.compact(size) else rng.randrange(1, 65537)
     seq, train, index, stream, flags = (rng.randrange(1 << 32), rng.randrange(1 << 32), rng.randrange(tl),
                                         rng.randrange(256), rng.randrange(16))
     ns = rng.choice([T0_NS + rng.randrange(10**15), rng.randrange(1 << 64), (1 << 64) - 1, 0])
@@ -206,9 +207,30 @@ def test_sender_frames_are_frame_build_s(built, tmp_path, args, headers):
         assert f.data == want, f"frame {k} differs"
 
 
+@pytest.mark.parametrize("size,vlan", [(60, None), (87, 5)], ids=["60", "87-vlan"])
+def test_sender_compact_frames_are_frame_build_s(built, tmp_path, size, vlan):
+    """IPv4 frames below the full header's minimum: the compact header, byte for byte."""
+    pcap = tmp_path / "c.pcap"
+    count, tl = 20, 6
+    args = ["--vlan", str(vlan)] if vlan is not None else []
+    proc = subprocess.run([str(built / "ptrain-send"), "--pcap", str(pcap), "--count", str(count),
+                           "--train-len", str(tl), "--size", str(size), "--seq", "4294967290", *args],
+                          capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 0, proc.stderr
+    frames = cap.read(pcap).frames
+    assert len(frames) == count
+    for k, f in enumerate(frames):
+        t_len = tl if k < count - count % tl else count % tl
+        want = fr.build(size, (4294967290 + k) & 0xFFFFFFFF, k // tl, k % tl, t_len, f.time,
+                        flags=fr.FLAG_LAST if k % tl == t_len - 1 else 0, headers=fr.Headers(vlan=vlan))
+        assert f.data == want, f"frame {k} differs"
+        assert fr.parse(f.data).compact
+
+
 def test_sender_refuses_bad_arguments(built):
     send = str(built / "ptrain-send")
-    for args in (["--pcap", "/dev/null", "--size", "83"], ["--pcap", "/dev/null", "--ipv6", "--size", "103"],
+    for args in (["--pcap", "/dev/null", "--size", "59"],
+                 ["--pcap", "/dev/null", "--size", "60", "--train-len", "65537"], ["--pcap", "/dev/null", "--ipv6", "--size", "103"],
                  ["--pcap", "/dev/null", "--count", "5", "--trains", "2"], ["--count", "5"],
                  ["--pcap", "/dev/null", "--src-ip", "2001:db8::1"], ["--pcap", "/dev/null", "--vlan", "4096"]):
         proc = subprocess.run([send, *args], capture_output=True, text=True, timeout=10)

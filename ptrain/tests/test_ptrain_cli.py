@@ -174,8 +174,10 @@ def test_bad_input(tmp_path, capsys):
 
 def test_frames_options_are_checked(tmp_path, capsys):
     p = tmp_path / "x.pcap"
-    assert fastpath("ptrain", "frames", "--count", 5, "--size", 60, "--pcap", p) == 2
-    one_error_line(capsys, "84..65535")
+    assert fastpath("ptrain", "frames", "--count", 5, "--size", 59, "--pcap", p) == 2
+    one_error_line(capsys, "60..65535")
+    assert fastpath("ptrain", "frames", "--count", 5, "--size", 60, "--train-length", 70000, "--pcap", p) == 2
+    one_error_line(capsys, "65536")
     assert fastpath("ptrain", "frames", "--count", 5, "--size", 100, "--ipv6", "--pcap", p) == 2
     one_error_line(capsys, "104..65535")
     assert fastpath("ptrain", "frames", "--count", 5, "--size", 100, "--pcap", tmp_path / "x.txt") == 2
@@ -221,6 +223,23 @@ def test_gen_runs_the_rtl_generator(tmp_path, capsys):
     # 324 wire bytes every round(324 * 8 / 0.4 / 8) = 810 cycles of 8 ns: 400.0 Mb/s
     assert s["lost"] == 0 and abs(s["capacity_bps"] - 324 * 8 / (810 * 8e-9)) < 1
     capsys.readouterr()
-    assert cli.main(["ptrain", "gen", "--count", "3", "--size", "60", "--pcap", str(out)]) == 2
+    assert cli.main(["ptrain", "gen", "--count", "3", "--size", "59", "--pcap", str(out)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "84..9000" in err[0]
+    assert len(err) == 1 and "60..9000" in err[0]
+
+
+@pytest.mark.parametrize("ten_g", [False, True], ids=["1g", "10g"])
+def test_gen_60_byte_frames_at_line_rate(tmp_path, capsys, ten_g):
+    """`fastpath ptrain gen --size 60`: minimum Ethernet frames (64 with FCS) with the compact
+    header, back to back: every frame parses, one train, the line rate from its dispersion."""
+    out = tmp_path / "g60.pcapng"
+    assert cli.main(["ptrain", "gen", "--count", "40", "--size", "60", "--pcap", str(out)]
+                    + (["--10g"] if ten_g else [])) == 0
+    records, info, _ = an.records_from_capture(cap.read(out), str(out))
+    assert info.frames == 40 and len(records) == 40 and info.malformed_total == 0
+    assert all(r.train_len == 0 and r.size == 60 for r in records)
+    s = an.analyze(records)["streams"][0]
+    assert s["summary"]["lost"] == 0 and len(s["trains"]) == 1
+    assert s["trains"][0]["train_len_from"] == "last_frame"
+    # 1G exact; 10G: the deficit idle count moves each start by up to half a word (3.2 ns)
+    assert abs(s["summary"]["capacity_bps"] / (10e9 if ten_g else 1e9) - 1) < (2e-4 if ten_g else 1e-9)

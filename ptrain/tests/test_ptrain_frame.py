@@ -178,8 +178,14 @@ def test_broken_tester_frames_are_malformed(headers):
 
 
 def test_build_refuses_what_the_format_cannot_carry():
-    with pytest.raises(ValueError, match="84..65535"):
-        fr.build(83, 0, 0, 0, 1, 0)
+    with pytest.raises(ValueError, match="60..65535"):
+        fr.build(59, 0, 0, 0, 1, 0)
+    with pytest.raises(ValueError, match="64..65535"):
+        fr.build(63, 0, 0, 0, 1, 0, headers=fr.Headers(vlan=1))
+    with pytest.raises(ValueError, match="104..65535"):
+        fr.build(103, 0, 0, 0, 1, 0, headers=fr.Headers(ipv6=True))
+    with pytest.raises(ValueError, match="below 65536"):
+        fr.build(60, 0, 0, 65536, 65537, 0)
     with pytest.raises(ValueError, match="108..65535"):
         fr.build(104, 0, 0, 0, 1, 0, headers=fr.Headers(ipv6=True, vlan=1))
     with pytest.raises(ValueError, match="not in a train"):
@@ -207,3 +213,125 @@ def test_wireshark_recognises_the_pktgen_header(tmp_path):
     for i, row in enumerate(rows):
         sec, usec = fr.pktgen_time(T0 + i * (1000 << 16))
         assert row == ["0xbe9be955", str(1000 + i), str(sec), str(usec), "1"], row
+
+
+@pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark is not installed")
+def test_wireshark_recognises_compact_frames(tmp_path):
+    """A compact frame (64 bytes with FCS) is still a pktgen frame for Wireshark, with its
+    sequence number; the seconds/microseconds it shows are tx_time's two 32-bit halves
+    (meaningless); the IPv4 identification is the index."""
+    frames = [cap.Captured(fr.build(60 + 4 * (h.vlan is not None), 77 + i, 0, i, 2, T0, headers=h), T0, 0)
+              for i, h in enumerate(VARIANTS[:2])]
+    path = tmp_path / "c.pcapng"
+    cap.write_pcapng(path, frames)
+    out = subprocess.run(["tshark", "-n", "-r", str(path), "--enable-heuristic", "pktgen_udp",
+                          "-T", "fields", "-e", "pktgen.magic", "-e", "pktgen.seqnum", "-e", "pktgen.tvsec",
+                          "-e", "pktgen.tvusec", "-e", "ip.id"],
+                         capture_output=True, text=True, timeout=60, env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"})
+    assert out.returncode == 0, out.stderr
+    rows = [line.split("\t") for line in out.stdout.splitlines()]
+    tx = T0 & (2**64 - 1)
+    assert [r[:4] for r in rows] == [["0xbe9be955", str(77 + i), str(tx >> 32), str(tx & 0xFFFFFFFF)]
+                                     for i in range(2)], rows
+    assert [int(r[4], 16) for r in rows] == [0, 1]
+
+
+COMPACT = [fr.Headers(), fr.Headers(vlan=100, pcp=5)]
+
+
+def test_compact_layout_and_thresholds():
+    f = formats.load("ptrain")
+    c = f.layout("compact")
+    assert [(x.name, x.offset, x.nbytes) for x in c.fields] == \
+        [("magic", 0, 4), ("seq", 4, 4), ("tx_time", 8, 8), ("ver_flags", 16, 1), ("stream", 17, 1)]
+    t = f.layout("tester")
+    # version and stream where the full header has them: one version check for both
+    assert (c.field("ver_flags").offset, c.field("stream").offset) == \
+        (t.field("ver_flags").offset, t.field("stream").offset)
+    assert fr.COMPACT_LEN == 18 and fr.MIN_FRAME_COMPACT == fr.Headers().min_size == 60
+    assert fr.Headers(vlan=1).min_size == 64 and fr.Headers(ipv6=True).min_size == 104
+    h = fr.Headers()
+    assert [h.compact(n) for n in (60, 83, 84)] == [True, True, False]
+    assert not fr.Headers(ipv6=True).compact(104) and fr.Headers(vlan=2).compact(87)
+    assert f.const["version_compact"] == 2 and fr.COMPACT_TRAIN_MAX == 65536
+
+
+@pytest.mark.parametrize("headers", COMPACT, ids=["ipv4", "ipv4-vlan"])
+@pytest.mark.parametrize("extra", [0, 1, 23])
+def test_compact_build_parse_round_trip(headers, extra):
+    from scapy.layers.inet import IP, UDP
+
+    size = headers.min_size + extra
+    for seq, index in ((0xFFFFFFFE, 5), (3, 7), (70000, 65535)):
+        data = fr.build(size, seq, 12345, index, index + 2, T0, stream=9, flags=fr.FLAG_TX_HW | fr.FLAG_SYNCED,
+                        headers=headers)
+        assert len(data) == size
+        p = _scapy(data)
+        ip = p[IP]
+        assert ip.id == index and ip.flags == 0 and ip.len == size - headers.length + 28
+        sent = ip.chksum
+        del ip.chksum
+        assert _scapy(bytes(p))[IP].chksum == sent, "the IPv4 header checksum follows the identification"
+        assert p[UDP].chksum == 0 and p[UDP].len == size - headers.length + 8
+        pay = bytes(p[UDP].payload)
+        assert pay[:4] == b"\xbe\x9b\xe9\x55" and pay[16] == 0x20 | fr.FLAG_TX_HW | fr.FLAG_SYNCED
+        assert pay[8:16] == (T0 & (2**64 - 1)).to_bytes(8, "big") and pay[18:] == bytes(extra)
+        got = fr.parse(data)
+        assert got == fr.TesterFrame(seq=seq, stream=9, train=(seq - index) & 0xFFFFFFFF, index=index,
+                                     train_len=0, tx_time=T0 & (2**64 - 1), tv_sec=0, tv_usec=0,
+                                     flags=fr.FLAG_TX_HW | fr.FLAG_SYNCED, frame_len=size, size=size,
+                                     ipv6=False, vlan=headers.vlan, compact=True)
+        # before the stamp: tx_time zero, nothing else differs (the MAC's plain 8-byte stamp)
+        raw = fr.unstamped(size, seq, 12345, index, index + 2, stream=9, flags=fr.FLAG_TX_HW | fr.FLAG_SYNCED,
+                           headers=headers)
+        o = headers.length + fr.COMPACT.field("tx_time").offset
+        assert raw == data[:o] + bytes(8) + data[o + 8:]
+
+
+@pytest.mark.parametrize("headers", COMPACT, ids=["ipv4", "ipv4-vlan"])
+def test_broken_compact_frames(headers):
+    size = headers.min_size + 6
+    good = fr.build(size, 10, 0, 2, 5, T0, headers=headers)
+    p = headers.length
+    l4, l3 = p - 8, p - 28
+    for n in list(range(p + 17, p + fr.COMPACT_LEN)) + [size - 1]:
+        with pytest.raises(fr.Malformed, match="truncated"):
+            fr.parse(good[:n])
+    for n in range(p + 4, p + 17):   # cut before the version, UDP length below a full header
+        assert fr.parse(good[:n]) is None
+    assert fr.parse(good[:p + fr.COMPACT_LEN], wire_len=size).size == size
+    # a valid UDP checksum is checked and accepted, a wrong one is bad_checksum
+    d = bytearray(good)
+    pseudo = d[l3 + 12:l3 + 20] + bytes([0, 17]) + (size - l4).to_bytes(2, "big")
+    d[l4 + 6:l4 + 8] = ((~fr.ones_sum(bytes(pseudo + d[l4:size]))) & 0xFFFF or 0xFFFF).to_bytes(2, "big")
+    assert fr.parse(bytes(d)) == fr.parse(good)
+    d[-1] ^= 1
+    with pytest.raises(fr.Malformed, match="bad_checksum"):
+        fr.parse(bytes(d))
+    # UDP length below a compact header (IP length consistent), or unlike the IP length
+    short = bytearray(good)
+    short[l4 + 4:l4 + 6] = (25).to_bytes(2, "big")
+    short[l3 + 2:l3 + 4] = (45).to_bytes(2, "big")
+    with pytest.raises(fr.Malformed, match="bad_length"):
+        fr.parse(bytes(short))
+    off = bytearray(good)
+    off[l4 + 4:l4 + 6] = (size - l4 + 1).to_bytes(2, "big")
+    with pytest.raises(fr.Malformed, match="bad_length"):
+        fr.parse(bytes(off))
+    mf = bytearray(good)
+    mf[l3 + 6] |= 0x20
+    with pytest.raises(fr.Malformed, match="fragment"):
+        fr.parse(bytes(mf))
+    # the full header's version in a short frame: its header does not fit
+    v1 = bytearray(good)
+    v1[p + 16] = (fr.VERSION << 4) | 1
+    with pytest.raises(fr.Malformed, match="truncated" if size < p + fr.HEADER_LEN else "bad_length"):
+        fr.parse(bytes(v1))
+
+
+def test_compact_version_over_ipv6_is_foreign():
+    h = fr.Headers(ipv6=True)
+    d = bytearray(fr.build(120, 1, 0, 0, 1, T0, headers=h))
+    d[h.length + 16] = fr.VERSION_COMPACT << 4
+    d[h.length - 2:h.length] = bytes(2)
+    assert fr.parse(bytes(d)) is None

@@ -84,7 +84,7 @@
 #define PTRAIN_TESTER_TV_SEC_LEN 4
 #define PTRAIN_TESTER_TV_USEC_OFF 12  /* TX time, microseconds within the second (0..999999), written at the SFD. */
 #define PTRAIN_TESTER_TV_USEC_LEN 4
-#define PTRAIN_TESTER_VER_FLAGS_OFF 16  /* Bits 7:4: VERSION; bits 3:0: flags (FLAG_TX_HW, FLAG_LAST, FLAG_SYNCED). A receiver takes a frame with another version for a foreign one. */
+#define PTRAIN_TESTER_VER_FLAGS_OFF 16  /* Bits 7:4: VERSION; bits 3:0: flags (FLAG_TX_HW, FLAG_LAST, FLAG_SYNCED). A receiver takes a frame with another version (other than VERSION_COMPACT over IPv4, layout compact) for a foreign one. */
 #define PTRAIN_TESTER_VER_FLAGS_LEN 1
 #define PTRAIN_TESTER_STREAM_OFF 17  /* Stream id: one sequence space per generator (or per port of one). */
 #define PTRAIN_TESTER_STREAM_LEN 1
@@ -100,8 +100,20 @@
 #define PTRAIN_TESTER_TX_TIME_LEN 8
 #define PTRAIN_TESTER_CSUM_ADJ_OFF 40  /* Written with tx_time: keeps the UDP checksum valid (ones' complement of the ones'-complement sum of tv_sec, tv_usec and tx_time as 16-bit words). */
 #define PTRAIN_TESTER_CSUM_ADJ_LEN 2
+#define PTRAIN_COMPACT_LEN 18  /* bytes in layout compact */
+#define PTRAIN_COMPACT_MAGIC_OFF 0  /* MAGIC (0xbe9be955), as the pktgen header. */
+#define PTRAIN_COMPACT_MAGIC_LEN 4
+#define PTRAIN_COMPACT_SEQ_OFF 4  /* Sequence number, as in the tester header. */
+#define PTRAIN_COMPACT_SEQ_LEN 4
+#define PTRAIN_COMPACT_TX_TIME_OFF 8  /* TX time as fp_time (Q48.16 ns), written by the TX MAC's plain stamp (s_axis_ts_mode = 0, offset magic + 8) at the SFD. Where pktgen has tv_sec and tv_usec. */
+#define PTRAIN_COMPACT_TX_TIME_LEN 8
+#define PTRAIN_COMPACT_VER_FLAGS_OFF 16  /* Bits 7:4: VERSION_COMPACT; bits 3:0: the tester header's flags (FLAG_TX_HW, FLAG_LAST, FLAG_SYNCED). */
+#define PTRAIN_COMPACT_VER_FLAGS_LEN 1
+#define PTRAIN_COMPACT_STREAM_OFF 17  /* Stream id, as in the tester header. */
+#define PTRAIN_COMPACT_STREAM_LEN 1
 #define PTRAIN_MAGIC 0xbe9be955  /* Linux pktgen's PKTGEN_MAGIC, the first 4 bytes of the UDP payload. */
 #define PTRAIN_VERSION 0x1  /* Tester header version, in ver_flags[7:4]. */
+#define PTRAIN_VERSION_COMPACT 0x2  /* Compact header version, in ver_flags[7:4] (layout compact). */
 #define PTRAIN_FLAG_TX_HW 0x1  /* ver_flags bit 0: tx_time was taken by hardware at the SFD (0: by software, e.g. the software model). */
 #define PTRAIN_FLAG_LAST 0x2  /* ver_flags bit 1: the last frame of its train. */
 #define PTRAIN_FLAG_SYNCED 0x4  /* ver_flags bit 2: the transmitter's clock was locked to its PPS reference when the frame left. */
@@ -112,6 +124,8 @@
 #define PTRAIN_UDP_PORT 0x9  /* Default UDP destination port (Linux pktgen's default, discard). */
 #define PTRAIN_MIN_FRAME_IPV4 0x54  /* Shortest tester frame over IPv4 without a tag, without FCS: 14 + 20 + 8 + 42. */
 #define PTRAIN_MIN_FRAME_IPV6 0x68  /* Shortest tester frame over IPv6 without a tag, without FCS: 14 + 40 + 8 + 42. */
+#define PTRAIN_MIN_FRAME_COMPACT 0x3c  /* Shortest frame with the compact header (IPv4, no tag), without FCS: 14 + 20 + 8 + 18; the compact header is used from here up to MIN_FRAME_IPV4 - 1 (4 more each with a tag). */
+#define PTRAIN_COMPACT_TRAIN_MAX 0x10000  /* Most frames in a train of compact frames (the index is the 16-bit IPv4 identification). */
 #define PTRAIN_WIRE_OVERHEAD 0x18  /* Bytes a frame occupies on the wire beyond its length without FCS: FCS 4, preamble and SFD 8, minimum inter-frame gap 12. */
 
 #endif /* FASTPATH_FMT_PTRAIN_H */
