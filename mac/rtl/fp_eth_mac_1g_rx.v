@@ -3,7 +3,9 @@
 // Removes preamble and SFD, checks and strips the FCS, and streams the frame out one byte per
 // beat on m_axis (no tready: the wire cannot wait). m_axis_ts is the `ts_now` of the cycle that
 // began with the clock edge at which the SFD was sampled at the pins (GMII: the 0xD5 byte; MII:
-// the 0xD nibble), constant for the frame. Pause frames are decoded and handed to the TX.
+// the 0xD nibble), constant for the frame (it is loaded 2 cycles after that cycle begins, long
+// before the first beat, and holds until 2 cycles after the next SFD). Pause frames are decoded
+// and handed to the TX.
 // Every clk_en cycle carries one GMII byte or one MII nibble (mii_select = 1; low nibble first, on
 // gmii_rxd[3:0]). With 125 MHz and clk_en always 1 this is 1000 Mb/s; with clk_en one cycle in 5
 // (or 50) and mii_select = 1 it is 100 (or 10) Mb/s.
@@ -19,7 +21,9 @@
 // with clk_en regular, one cycle in P):
 //   GMII (P = 1): 7 cycles with INPUT_REG = 1 (56 ns at 125 MHz): 1 input register (the IOB flop),
 //                 5 bytes of holdback (bytes 0..5 are sampled at edges 1..6 after the SFD),
-//                 1 output register. With INPUT_REG = 0: 6 cycles.
+//                 1 output register. With INPUT_REG = 0: 6 cycles. Every m_axis output is
+//                 a register whose input is at most a few LUTs of the current sample and flags
+//                 registered a cycle ahead (for 125 MHz inside a larger design).
 //   MII:          12 * P + INPUT_REG cycles (byte 5's high nibble is the 12th nibble after the
 //                 SFD nibble): 61 cycles = 488 ns at 100 Mb/s (P = 5), 601 cycles = 4.808 us at
 //                 10 Mb/s (P = 50), with INPUT_REG = 1.
@@ -142,6 +146,9 @@ module fp_eth_mac_1g_rx #(
     endgenerate
 
     // ---- state ---------------------------------------------------------------------------------
+    // Everything that decides an m_axis register is a flag registered one cycle ahead (full_q,
+    // fwd_q, y_q, at_max_q, lt64_q, crc_ok_q), so that only the current sample (p_*) and these
+    // flags meet in front of the output registers: a few LUT levels, nothing wide.
     reg  [1:0]  state_q;
     reg  [1:0]  pre_cnt_q;   // 0x55 bytes (MII: 0x5 nibbles) seen, saturating at 3
     reg         pre_ok_q;    // PRE: enough of them for an SFD now (registered with the count)
@@ -150,20 +157,24 @@ module fp_eth_mac_1g_rx #(
     reg  [3:0]  lo_q;
     reg         lo1_q;       // lo_q == 1
     reg  [39:0] hb_q;        // holdback: the last 5 bytes, oldest in [39:32]
-    reg  [2:0]  hb_cnt_q;    // bytes in the holdback, 0..5
+    reg         full_q;      // DATA with 5 bytes held: the next byte (or the end) sends a beat
+    reg  [17:0] at_q;        // one-hot index of the next byte in the frame, 0..17 (0 after that)
     reg  [16:0] len_q;       // bytes of the frame so far (FCS included)
     reg  [31:0] crc_q;
     reg         err_q;       // rx_er seen in this frame
     reg         fwd_q;       // not a MAC Control frame: forward it
     reg         da_ok_q;     // DA bytes so far equal 01-80-C2-00-00-01
+    reg         y_q;         // the next byte is byte 5 and bytes 0..4 are 01-80-C2-00-00
     reg         ctl_ok_q;    // type/opcode bytes so far equal 88 08 00 01
     reg  [15:0] quanta_q;
     // compares registered with the byte that changes them, kept off the paths to m_axis:
     reg         at_max_q;    // len_q >= cfg_rx_max_len
+    reg         lt64_q;      // len_q < 64
     reg  [3:0]  crc_ok_q;    // crc_q == RESIDUE, per byte (all four: the FCS is good)
-    reg         idx5_q;      // len_q == 5
     reg         ev_fin_q, ev_good_q, ev_bad_q, ev_fcs_q, ev_runt_q, ev_over_q, ev_phy_q, ev_pause_q;
     reg         ev_pre_q, ev_byte_q;    // counter events, one cycle before the counters move
+    reg         sfd_q;       // the SFD was processed in the previous cycle
+    reg  [63:0] ts_q;        // ts_now of the previous cycle
 
     // ---- per-cycle events ----------------------------------------------------------------------
     wire       in_pre   = state_q == S_PRE;
@@ -180,7 +191,8 @@ module fp_eth_mac_1g_rx #(
 
     wire in_data  = state_q == S_DATA && p_en;
     wire frame_end = in_data && !p_dv;
-    wire byte_done = in_data && p_dv && (!mii_select || phase_q);
+    wire hi_half  = !mii_select || phase_q;            // a byte completes if p_dv
+    wire byte_done = in_data && p_dv && hi_half;
     wire [7:0] byte_in = mii_select ? {p_d[3:0], lo_q} : p_d;
 
     wire [31:0] crc_next;
@@ -188,41 +200,33 @@ module fp_eth_mac_1g_rx #(
         .crc_in(crc_q), .data(byte_in), .keep(1'b1), .crc_out(crc_next)
     );
 
-    wire [16:0] idx        = len_q;                 // index of byte_in in the frame
     wire [16:0] len_next   = len_q + 17'd1;
     wire        oversize   = byte_done && at_max_q;          // this byte makes len > max
-    reg  [7:0]  da_byte;                           // DA byte idx of 01-80-C2-00-00-01
-    always @(*) begin
-        case (idx[2:0])
-            3'd1:    da_byte = CTRL_DA[39:32];
-            3'd2:    da_byte = CTRL_DA[31:24];
-            3'd3:    da_byte = CTRL_DA[23:16];
-            3'd4:    da_byte = CTRL_DA[15:8];
-            3'd5:    da_byte = CTRL_DA[7:0];
-            default: da_byte = CTRL_DA[47:40];
-        endcase
-    end
-    wire        da_ok_now  = da_ok_q && (byte_in == da_byte);
-    // The forwarding decision is due when byte 0 would leave, i.e. when byte 5 completes.
-    // byte 5 (idx5_q) is the DA's last, 0x01: compared on the sample (and lo1_q), not byte_in
+    // DA bytes 0..4 (01-80-C2-00-00) against the byte at its index; byte 5 is decided below
+    wire        da_hit     = (at_q[0] && byte_in == CTRL_DA[47:40]) || (at_q[1] && byte_in == CTRL_DA[39:32])
+                          || (at_q[2] && byte_in == CTRL_DA[31:24])
+                          || ((at_q[3] || at_q[4]) && byte_in == 8'h00);
+    // The forwarding decision is due when byte 0 would leave, i.e. when byte 5 completes (y_q):
+    // byte 5, the DA's last (0x01), is compared on the sample (and lo1_q), not on byte_in.
     wire        da_01      = mii_select ? (p_d[3:0] == 4'h0 && lo1_q) : (p_d == 8'h01);
-    wire        fwd_now    = (byte_done && idx5_q) ? !(da_ok_q && da_01) : fwd_q;
+    wire        ctl_drop   = y_q && da_01;                   // with byte_done: a MAC Control frame
     wire        err_now    = err_q || (in_data && p_dv && p_er);
 
-    // A beat leaves when byte i+5 completes (not last), at the end of carrier or at the cut (last).
-    wire emit      = hb_cnt_q == 3'd5 && (byte_done || frame_end);
-    wire emit_last = frame_end || oversize;
+    // A beat leaves when byte i+5 completes (not last), at the end of carrier or at the cut (last):
+    // with full_q, the same as frame_end || byte_done.
+    wire beat      = p_en && full_q && (!p_dv || hi_half);
+    wire beat_fwd  = p_en && full_q && fwd_q && (!p_dv || (hi_half && !ctl_drop));
 
-    // End-of-frame verdict (frame_end or oversize cut).
+    // End-of-frame verdict (frame_end or oversize cut). fwd_q is final by then (the cut comes
+    // after byte 5, as cfg_rx_max_len >= 64).
     wire fin       = frame_end || oversize;
-    wire runt      = frame_end && len_q[16:6] == 11'd0;  // < 64 bytes
+    wire runt      = frame_end && lt64_q;
     wire bad_fcs   = frame_end && !(&crc_ok_q);
     wire bad       = runt || bad_fcs || oversize || err_now;
     wire is_pause  = frame_end && !fwd_q && ctl_ok_q && !bad;
 
     always @(posedge clk) begin
         // defaults: pulses
-        m_axis_tvalid  <= 1'b0;
         rx_pause_valid <= 1'b0;
 
         case (state_q)
@@ -260,24 +264,30 @@ module fp_eth_mac_1g_rx #(
             pre_er_q  <= pre_er || p_er;
         end
 
-        // frame start: the per-frame state is initialised in every cycle outside a frame (so the
-        // SFD decode drives only the state, the timestamp and err_q, not these registers' resets)
-        if (sfd_ok) begin
-            m_axis_ts <= ts_now;
+        // frame start: the timestamp is the ts_now of the SFD's cycle, loaded one cycle later
+        // (from ts_q) so that the SFD decode drives one flag, not 64 enables. The per-frame state
+        // is initialised in every cycle outside a frame (so the SFD decode does not drive these
+        // registers' resets either).
+        sfd_q <= sfd_ok;
+        ts_q  <= ts_now;
+        if (sfd_q) begin
+            m_axis_ts <= ts_q;
         end
         if (hunting) begin
             err_q <= pre_er || p_er;  // the value of the SFD's cycle stays
         end
+        full_q <= state_q == S_DATA && !frame_end && !oversize && (full_q || (at_q[4] && byte_done));
         if (state_q != S_DATA) begin
             phase_q   <= 1'b0;
-            hb_cnt_q  <= 3'd0;
+            at_q      <= 18'd1;
             len_q     <= 17'd0;
             crc_q     <= 32'hFFFFFFFF;
             at_max_q  <= 1'b0;
+            lt64_q    <= 1'b1;
             crc_ok_q  <= 4'd0;
-            idx5_q    <= 1'b0;
             fwd_q     <= 1'b1;
             da_ok_q   <= 1'b1;
+            y_q       <= 1'b0;
             ctl_ok_q  <= 1'b1;
         end
 
@@ -294,34 +304,38 @@ module fp_eth_mac_1g_rx #(
 
         if (byte_done) begin
             hb_q     <= {hb_q[31:0], byte_in};
-            hb_cnt_q <= (hb_cnt_q == 3'd5) ? 3'd5 : hb_cnt_q + 3'd1;
+            at_q     <= {at_q[16:0], 1'b0};
             len_q    <= len_next;
             crc_q    <= crc_next;
             at_max_q <= len_next >= {1'b0, cfg_rx_max_len};
+            lt64_q   <= lt64_q && len_q[5:0] != 6'd63;
             crc_ok_q <= {crc_next[31:24] == RESIDUE[31:24], crc_next[23:16] == RESIDUE[23:16],
                          crc_next[15:8] == RESIDUE[15:8], crc_next[7:0] == RESIDUE[7:0]};
-            idx5_q   <= len_q == 17'd4;
-            fwd_q    <= fwd_now;
-            if (idx < 17'd6) begin
-                da_ok_q <= da_ok_now;
+            fwd_q    <= fwd_q && !ctl_drop;
+            if (|at_q[4:0]) begin
+                da_ok_q <= da_ok_q && da_hit;
             end
-            case (idx)
-                17'd12: ctl_ok_q <= ctl_ok_q && byte_in == 8'h88;
-                17'd13: ctl_ok_q <= ctl_ok_q && byte_in == 8'h08;
-                17'd14: ctl_ok_q <= ctl_ok_q && byte_in == 8'h00;
-                17'd15: ctl_ok_q <= ctl_ok_q && byte_in == 8'h01;
-                17'd16: quanta_q[15:8] <= byte_in;
-                17'd17: quanta_q[7:0]  <= byte_in;
-                default: ;
-            endcase
+            y_q      <= at_q[4] && da_ok_q && da_hit;
+            if ((at_q[12] && byte_in != 8'h88) || (at_q[13] && byte_in != 8'h08)
+                || (at_q[14] && byte_in != 8'h00) || (at_q[15] && byte_in != 8'h01)) begin
+                ctl_ok_q <= 1'b0;
+            end
+            if (at_q[16]) begin
+                quanta_q[15:8] <= byte_in;
+            end
+            if (at_q[17]) begin
+                quanta_q[7:0] <= byte_in;
+            end
         end
 
-        // output beat
-        if (emit && fwd_now) begin
-            m_axis_tvalid <= 1'b1;
-            m_axis_tdata  <= hb_q[39:32];
-            m_axis_tlast  <= emit_last;
-            m_axis_tuser  <= emit_last && bad;
+        // output beat: tvalid from beat_fwd; data, tlast and tuser loaded with every beat slot
+        // (forwarded or not: they only count with tvalid). tlast: end of carrier or the cut;
+        // tuser: the cut, or at the end of carrier runt / bad FCS / rx_er (err_q: no byte now).
+        m_axis_tvalid <= beat_fwd;
+        if (beat) begin
+            m_axis_tdata <= hb_q[39:32];
+            m_axis_tlast <= !p_dv || at_max_q;
+            m_axis_tuser <= p_dv ? at_max_q : (lt64_q || !(&crc_ok_q) || err_q);
         end
 
         if (is_pause) begin
@@ -332,7 +346,7 @@ module fp_eth_mac_1g_rx #(
         // counters: the events are registered first, the adders run in the next cycle
         ev_fin_q   <= fin;
         ev_good_q  <= !bad && fwd_q;
-        ev_bad_q   <= bad || (!fwd_now && !is_pause);
+        ev_bad_q   <= bad || (!fwd_q && !is_pause);
         ev_fcs_q   <= bad_fcs;
         ev_runt_q  <= runt;
         ev_over_q  <= oversize;
@@ -358,6 +372,8 @@ module fp_eth_mac_1g_rx #(
 
         if (rst) begin
             state_q              <= S_IDLE;
+            full_q               <= 1'b0;
+            sfd_q                <= 1'b0;
             m_axis_tvalid        <= 1'b0;
             m_axis_tdata         <= 8'd0;
             m_axis_tlast         <= 1'b0;
