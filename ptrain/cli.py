@@ -1,5 +1,6 @@
-"""`fastpath ptrain analyze|frames`: the packet-train analyser over a capture, and the software
-model that writes captures of tester frames."""
+"""`fastpath ptrain analyze|frames|gen`: the packet-train analyser over a capture (or over the RTL
+receiver's records received over FADE, `analyze --records`), the software model that writes
+captures of tester frames, and the RTL generator in simulation."""
 from __future__ import annotations
 
 import argparse
@@ -32,34 +33,68 @@ def _nonneg_float(text: str) -> float:
     return v
 
 
+def _records_input(path: str):
+    """The records of a FADE record stream file (fp_ptrain_fade_1g, written by fade-recv -o)."""
+    from fastpath.ptrain import fade_records as fr
+
+    try:
+        d = fr.read(path)
+    except OSError as e:
+        raise UsageError(f"{path}: {e.strerror or e}") from None
+    records = d.records()
+    if not records:
+        raise UsageError(f"{path}: no records ({d.cut_bytes} bytes, less than one {fr.NBYTES}-byte record)"
+                         if not d.rx else f"{path}: no records of good frames ({d.bad} of bad FCS)")
+    info = {"path": str(path), "kind": "fade_records", **d.to_dict()}
+    line = (f"{path}: {len(d.rx)} records over FADE (numbers {d.numbers[0]}..{d.numbers[-1]}), "
+            f"{d.bad} of frames with a bad FCS left out")
+    if d.gaps:
+        pos, want, got = d.gaps[0]
+        line += (f"; WARNING: {len(d.gaps)} break{'s' if len(d.gaps) > 1 else ''} in the record numbers (first at record {pos}: "
+                 f"{got}, expected {want}): records missing, or a stream not starting on a record")
+    if d.cut_bytes:
+        line += f"; the stream ends inside a record ({d.cut_bytes} bytes of it: STOP without DRAIN)"
+    return records, info, line
+
+
 def _analyze(args) -> int:
     from fastpath.ptrain import analyze as an
     from fastpath.ptrain import capture as cap
 
+    if (args.capture is None) == (args.records is None):
+        raise UsageError("give a capture, or --records FILE (a FADE record stream), not both")
+    if args.records is not None and args.pcapng:
+        raise UsageError("--pcapng needs a capture: a record stream holds no frames")
     calibration = None
     if args.calibration:
         try:
             calibration = an.Calibration.load(args.calibration)
         except an.CalibrationError as e:
             raise UsageError(str(e)) from None
-    try:
-        c = cap.read(args.capture)
-    except cap.CaptureError as e:
-        raise UsageError(str(e)) from None
-    records, info, frames = an.records_from_capture(c, args.capture)
-    if not records:
-        raise UsageError(f"{args.capture}: no tester frames ({info.frames} frames: {info.foreign} foreign, "
-                         f"{info.malformed_total} malformed tester frames)")
-    result = {"input": info.to_dict(), **an.analyze(records, calibration)}
+    source = args.capture if args.capture is not None else args.records
+    if args.records is not None:
+        records, info, line = _records_input(args.records)
+        result = {"records_input": info, **an.analyze(records, calibration)}
+        print(line)
+    else:
+        try:
+            c = cap.read(args.capture)
+        except cap.CaptureError as e:
+            raise UsageError(str(e)) from None
+        records, info, frames = an.records_from_capture(c, args.capture)
+        if not records:
+            raise UsageError(f"{args.capture}: no tester frames ({info.frames} frames: {info.foreign} foreign, "
+                             f"{info.malformed_total} malformed tester frames)")
+        result = {"input": info.to_dict(), **an.analyze(records, calibration)}
     print(an.table(result))
     if args.json:
         an.write_json(result, args.json)
         print(f"wrote {args.json}")
     if args.fit:
         try:
-            f = an.fit(((r.size, an.diff(r.rx_time, r.tx_time)) for r in records), source=str(args.capture))
+            f = an.fit(((r.size, an.diff(r.rx_time, r.tx_time)) for r in records), source=str(source))
         except an.CalibrationError as e:
-            raise UsageError(f"{args.capture}: {e}") from None
+            raise UsageError(f"{source}: {e}") from None
         f.save(args.fit)
         print(f"wrote {args.fit}: delay = {f.slope_ns_per_byte:.6f} ns/byte * size + {f.intercept_ns:.3f} ns "
               f"(rms residual {f.residual_rms_ns:.3f} ns, {f.points} frames)")
@@ -148,8 +183,12 @@ def register(sub: argparse._SubParsersAction) -> None:
             "packet pairs), one-way delay, IPDV and RFC 3550 jitter, loss, reordering, duplicates")
     t = ps.add_parser("analyze", help=what, description=what + ". RX time = the capture's timestamp (use a "
                       "nanosecond capture), TX time = the frame's own field, so a capture taken anywhere "
-                      "can be analysed. Definitions: ptrain/README.md.")
-    t.add_argument("capture", help="pcap or pcapng, Ethernet")
+                      "can be analysed. With --records, the RTL receiver's records as they came over FADE "
+                      "from fp_ptrain_fade_1g (RX time = the receiver's stamp). Definitions: ptrain/README.md.")
+    t.add_argument("capture", nargs="?", help="pcap or pcapng, Ethernet")
+    t.add_argument("--records", metavar="FILE",
+                   help="instead of a capture: the byte stream fade-recv -o wrote from fp_ptrain_fade_1g "
+                        "(40 bytes per record: fastpath.ptrain.fade_records)")
     t.add_argument("--json", metavar="FILE", help="write every figure, per stream and per train, as JSON")
     t.add_argument("--plot", metavar="FILE", help="write a plot (PNG, SVG or PDF by the name; needs matplotlib)")
     t.add_argument("--calibration", metavar="FIT.json",

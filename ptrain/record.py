@@ -11,6 +11,8 @@ those of frames the MAC marked bad:
     result = analyze.analyze(record.records(record.split(dma_bytes)))
 
 `Counters` derives the loss figures from the receiver's per-stream counters (`stat_*` ports).
+Records that reached the host over FADE (fp_ptrain_fade_1g, 40 bytes each with their number):
+`fastpath.ptrain.fade_records`.
 """
 from __future__ import annotations
 

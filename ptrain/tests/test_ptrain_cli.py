@@ -243,3 +243,77 @@ def test_gen_60_byte_frames_at_line_rate(tmp_path, capsys, ten_g):
     assert s["trains"][0]["train_len_from"] == "last_frame"
     # 1G exact; 10G: the deficit idle count moves each start by up to half a word (3.2 ns)
     assert abs(s["summary"]["capacity_bps"] / (10e9 if ten_g else 1e9) - 1) < (2e-4 if ten_g else 1e-9)
+
+
+def _fade_stream(lost=(), first_number=0, bad=()) -> tuple[bytes, list]:
+    """The FADE record stream of fp_ptrain_fade_1g for 3 trains of 20 1000-byte frames at 1 Gb/s
+    (8192 ns apart), one-way delay 2500 ns: the receiver's records, 40 bytes each."""
+    from fastpath.ptrain import record as rec
+    q = 1 << 16
+    recs = []
+    for seq in range(60):
+        if seq in lost:
+            continue
+        train, index = divmod(seq, 20)
+        tx = (1_000_000 + train * 400_000 + index * 8192) * q
+        recs.append(rec.RxRecord(bad=int(seq in bad), dup=0, reordered=0, late=0, tx_flags=1, stream=2,
+                                 size=1000, seq=seq, train=train, index=index, train_len=20,
+                                 tx_time=tx, rx_time=tx + 2500 * q))
+    from fastpath.ptrain import fade_records as fr
+    return fr.encode(recs, first_number), recs
+
+
+def test_analyze_records_from_fade(tmp_path, capsys):
+    """`fastpath ptrain analyze --records FILE`: the byte stream fade-recv writes from
+    fp_ptrain_fade_1g (fastpath.ptrain.fade_records) analysed as a capture would be: delays
+    exact, 1 Gb/s from the trains without loss, lost frames and bad-FCS records left out; a stream cut inside a
+    record or with a break in the record numbers is analysed with a warning."""
+    from fastpath.ptrain import fade_records as fr
+    data, recs = _fade_stream(lost={7, 12}, first_number=1000, bad={3})   # all in train 0
+    path = tmp_path / "records.bin"
+    path.write_bytes(data)
+    out = tmp_path / "r.json"
+    assert fastpath("ptrain", "analyze", "--records", path, "--json", out) == 0
+    text = capsys.readouterr().out
+    assert "58 records over FADE (numbers 1000..1057), 1 of frames with a bad FCS left out" in text
+    assert "WARNING" not in text and "1.000000 Gb/s" in text
+    r = json.loads(out.read_text())
+    assert r["records_input"]["records"] == 58 and r["records_input"]["number_gaps"] == 0
+    m = r["streams"][0]["summary"]
+    assert r["streams"][0]["stream"] == 2
+    assert (m["frames_expected"], m["received"], m["lost"], m["trains"]) == (60, 57, 3, 3)
+    assert m["owd"]["min_ns"] == m["owd"]["max_ns"] == 2500
+    assert m["capacity_median_bps"] == pytest.approx(1e9, rel=1e-12)   # trains 1 and 2: no loss
+    # the decoder alone: the records back, byte for byte
+    d = fr.decode(data)
+    assert d.rx == recs and d.numbers == list(range(1000, 1058)) and d.cut_bytes == 0
+    # a stream ending inside a record (STOP without DRAIN), and one with a record missing
+    path.write_bytes(data[:10 * fr.NBYTES] + data[11 * fr.NBYTES:] + data[:16])
+    assert fastpath("ptrain", "analyze", "--records", path) == 0
+    text = capsys.readouterr().out
+    assert "WARNING: 1 break in the record numbers (first at record 10: 1011, expected 1010)" in text
+    assert "ends inside a record (16 bytes" in text
+    # fed in pieces of any size, the decoder gives the same
+    dec = fr.Decoder()
+    for i in range(0, len(data), 13):
+        dec.feed(data[i:i + 13])
+    assert dec.finish().rx == recs
+
+
+def test_analyze_records_bad_input(tmp_path, capsys):
+    capture = tmp_path / "c.pcap"
+    assert fastpath("ptrain", "frames", "--count", 10, "--size", 100, "--pcap", capture) == 0
+    capsys.readouterr()
+    path = tmp_path / "r.bin"
+    path.write_bytes(_fade_stream()[0])
+    assert fastpath("ptrain", "analyze", capture, "--records", path) == 2
+    one_error_line(capsys, "not both")
+    assert fastpath("ptrain", "analyze") == 2
+    one_error_line(capsys, "--records")
+    assert fastpath("ptrain", "analyze", "--records", path, "--pcapng", tmp_path / "x.pcapng") == 2
+    one_error_line(capsys, "--pcapng needs a capture")
+    assert fastpath("ptrain", "analyze", "--records", tmp_path / "none.bin") == 2
+    one_error_line(capsys, "none.bin")
+    path.write_bytes(bytes(39))
+    assert fastpath("ptrain", "analyze", "--records", path) == 2
+    one_error_line(capsys, "no records", "39 bytes")
