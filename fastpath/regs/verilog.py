@@ -244,16 +244,13 @@ def _sel(rm: RegMap, r: Register, word: int, index: str | None, write: bool = Fa
 
 
 def _sel_block(rm: RegMap, write: bool) -> list[str]:
-    """The always block that registers the select bits when an access starts (and, for writes,
-    the hit: the word is mapped, ro included)."""
+    """The always block that registers the select bits when an access starts."""
     rw = "wr" if write else "rd"
     _, nsel = _sel_layout(rm, write)
     L = []
     if nsel:
         L.append(_d("reg", f"[{nsel - 1}:0]", f"bus_{rw}_sel_q;"))
     L += ["    always @(posedge clk) begin", f"        if (bus_{rw}_start) begin"]
-    if write:
-        L.append("            bus_wr_hit <= bus_wr_hit_d;")
     for r in rm.registers:
         if r.array is None and _decoded(r, write):
             for w in range(r.words):
@@ -412,7 +409,8 @@ def render_verilog(rm: RegMap) -> str:
     L += [
         f"    // ---- Bus: {SLAVE} takes AW/W/AR into holding registers and answers B and R. A write",
         "    // starts in the cycle bus_wr_start is high: its address is decoded into the write select",
-        "    // bits and bus_wr_hit (the word is mapped); it commits in the cycle bus_wr_en is high.",
+        "    // bits; it commits in the cycle bus_wr_en is high, when bus_wr_hit (the word is mapped)",
+        "    // is decoded from stage 1's address register for the response.",
         "    // A read starts in the cycle bus_rd_start is high: its address is decoded into the read",
         "    // select bits (stage 0); it is served in the cycle bus_rd_en is high: the slave registers",
         "    // the groups (stage 1) and ORs them into its R register (stage 2). No comparator is",
@@ -423,10 +421,11 @@ def render_verilog(rm: RegMap) -> str:
         _d("wire", f"[{aw - 3}:0]", "bus_wr_start_addr, bus_wr_addr, bus_rd_start_addr, bus_rd_addr;"),
         _d("wire", "[31:0]", "bus_wr_data;"),
         _d("wire", "[3:0]", "bus_wr_strb;"),
-        _d("reg", "", "bus_wr_hit, bus_wr_hit_d;"),
+        _d("reg", "", "bus_wr_hit;"),
         _d("reg", f"[{ng * 32 - 1}:0]", "bus_rd_grp;"),
         _d("reg", f"[{ng - 1}:0]" if ng > 1 else "", "bus_rd_ghit;"),
         _d("wire", "[31:0]", f"bus_wr_start_byte = {_byte_addr('bus_wr_start_addr', aw)};"),
+        _d("wire", "[31:0]", f"bus_wr_byte = {_byte_addr('bus_wr_addr', aw)};"),
         _d("wire", "[31:0]", f"bus_rd_start_byte = {_byte_addr('bus_rd_start_addr', aw)};"),
         "",
         f"    {SLAVE} #(",
@@ -515,19 +514,19 @@ def _decode(rm: RegMap, groups: list[tuple]) -> list[str]:
                     L.append(f"            {gsl(g)} = {gsl(g)} | ({{32{{{_sel(rm, r, w, 'bus_rd_k')}}}}} & "
                              f"{_read_expr(r, w, 'bus_rd_k')});")
             L.append("        end")
-    L += ["    end", "", "    always @* begin", "        bus_wr_hit_d = 1'b0;"]
+    L += ["    end", "", "    always @* begin", "        bus_wr_hit = 1'b0;"]
     if scal:
-        L.append("        case (bus_wr_start_byte)")
+        L.append("        case (bus_wr_byte)")
         addrs = [_addr(rm, r, w, None) for _, r, w in scal]
         for k in range(0, len(addrs), 4):
-            sep = "," if k + 4 < len(addrs) else ": bus_wr_hit_d = 1'b1;"
+            sep = "," if k + 4 < len(addrs) else ": bus_wr_hit = 1'b1;"
             L.append("            " + ", ".join(addrs[k:k + 4]) + sep)
         L += ["            default: ;", "        endcase"]
     for a in rm.arrays:
         L.append(f"        for (bus_wr_k = 0; bus_wr_k < {a.count}; bus_wr_k = bus_wr_k + 1) begin")
         for r in a.registers:
             for w in range(r.words):
-                L.append(f"            if (bus_wr_start_byte == {_addr(rm, r, w, 'bus_wr_k')}) bus_wr_hit_d = 1'b1;")
+                L.append(f"            if (bus_wr_byte == {_addr(rm, r, w, 'bus_wr_k')}) bus_wr_hit = 1'b1;")
         L.append("        end")
     L.append("    end")
     return L

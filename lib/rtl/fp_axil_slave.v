@@ -7,11 +7,12 @@
 //   Write, in two stages: reg_wr_start is high for one cycle per write, the cycle its address
 //     and data enter stage 1 (the later of the AW and W handshakes, or later while stage 1 is
 //     held), with reg_wr_start_addr (combinational, the word address: byte address bits
-//     [ADDR_WIDTH-1:2]); a map registers its decode of that address there, including
-//     reg_wr_hit (the word is mapped). reg_wr_en is high for one cycle per write, the cycle it
-//     commits (stage 1, once the previous response is taken), with reg_wr_addr, reg_wr_data
-//     and reg_wr_strb (stage 1's registers); the map updates its registers at the clock edge
-//     that ends that cycle, and the slave samples reg_wr_hit there for bresp.
+//     [ADDR_WIDTH-1:2]); a map registers its decode of that address there. reg_wr_en is high
+//     for one cycle per write, the cycle it commits (stage 1, once the previous response is
+//     taken), with reg_wr_addr, reg_wr_data and reg_wr_strb (stage 1's registers); the map
+//     updates its registers at the clock edge that ends that cycle, and in that cycle gives
+//     reg_wr_hit (the word is mapped: a decode of reg_wr_addr, a register), which the slave
+//     samples at that edge for bresp.
 //   Read, in three stages: reg_rd_start is high for one cycle per read, the cycle its address
 //     enters stage 0, with reg_rd_start_addr (combinational: the AR handshake's address, or
 //     the AR holding register's); a map registers its decode of that address there (one

@@ -57,7 +57,8 @@ module fp_fastpath_id_regs (
 
     // ---- Bus: fp_axil_slave takes AW/W/AR into holding registers and answers B and R. A write
     // starts in the cycle bus_wr_start is high: its address is decoded into the write select
-    // bits and bus_wr_hit (the word is mapped); it commits in the cycle bus_wr_en is high.
+    // bits; it commits in the cycle bus_wr_en is high, when bus_wr_hit (the word is mapped)
+    // is decoded from stage 1's address register for the response.
     // A read starts in the cycle bus_rd_start is high: its address is decoded into the read
     // select bits (stage 0); it is served in the cycle bus_rd_en is high: the slave registers
     // the groups (stage 1) and ORs them into its R register (stage 2). No comparator is
@@ -68,10 +69,11 @@ module fp_fastpath_id_regs (
     wire [2:0]       bus_wr_start_addr, bus_wr_addr, bus_rd_start_addr, bus_rd_addr;
     wire [31:0]      bus_wr_data;
     wire [3:0]       bus_wr_strb;
-    reg              bus_wr_hit, bus_wr_hit_d;
+    reg              bus_wr_hit;
     reg  [31:0]      bus_rd_grp;
     reg              bus_rd_ghit;
     wire [31:0]      bus_wr_start_byte = {27'd0, bus_wr_start_addr, 2'b00};
+    wire [31:0]      bus_wr_byte = {27'd0, bus_wr_addr, 2'b00};
     wire [31:0]      bus_rd_start_byte = {27'd0, bus_rd_start_addr, 2'b00};
 
     fp_axil_slave #(
@@ -156,7 +158,6 @@ module fp_fastpath_id_regs (
     reg  [0:0]       bus_wr_sel_q;
     always @(posedge clk) begin
         if (bus_wr_start) begin
-            bus_wr_hit <= bus_wr_hit_d;
             bus_wr_sel_q[0] <= bus_wr_start_byte == 32'h008;
         end
     end
@@ -175,10 +176,10 @@ module fp_fastpath_id_regs (
     end
 
     always @* begin
-        bus_wr_hit_d = 1'b0;
-        case (bus_wr_start_byte)
+        bus_wr_hit = 1'b0;
+        case (bus_wr_byte)
             32'h000, 32'h004, 32'h008, 32'h010,
-            32'h014: bus_wr_hit_d = 1'b1;
+            32'h014: bus_wr_hit = 1'b1;
             default: ;
         endcase
     end

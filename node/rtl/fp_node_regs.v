@@ -152,7 +152,8 @@ module fp_node_regs (
 
     // ---- Bus: fp_axil_slave takes AW/W/AR into holding registers and answers B and R. A write
     // starts in the cycle bus_wr_start is high: its address is decoded into the write select
-    // bits and bus_wr_hit (the word is mapped); it commits in the cycle bus_wr_en is high.
+    // bits; it commits in the cycle bus_wr_en is high, when bus_wr_hit (the word is mapped)
+    // is decoded from stage 1's address register for the response.
     // A read starts in the cycle bus_rd_start is high: its address is decoded into the read
     // select bits (stage 0); it is served in the cycle bus_rd_en is high: the slave registers
     // the groups (stage 1) and ORs them into its R register (stage 2). No comparator is
@@ -163,10 +164,11 @@ module fp_node_regs (
     wire [9:0]       bus_wr_start_addr, bus_wr_addr, bus_rd_start_addr, bus_rd_addr;
     wire [31:0]      bus_wr_data;
     wire [3:0]       bus_wr_strb;
-    reg              bus_wr_hit, bus_wr_hit_d;
+    reg              bus_wr_hit;
     reg  [959:0]     bus_rd_grp;
     reg  [29:0]      bus_rd_ghit;
     wire [31:0]      bus_wr_start_byte = {20'd0, bus_wr_start_addr, 2'b00};
+    wire [31:0]      bus_wr_byte = {20'd0, bus_wr_addr, 2'b00};
     wire [31:0]      bus_rd_start_byte = {20'd0, bus_rd_start_addr, 2'b00};
 
     fp_axil_slave #(
@@ -758,7 +760,6 @@ module fp_node_regs (
     reg  [92:0]      bus_wr_sel_q;
     always @(posedge clk) begin
         if (bus_wr_start) begin
-            bus_wr_hit <= bus_wr_hit_d;
             bus_wr_sel_q[0] <= bus_wr_start_byte == 32'h008;
             bus_wr_sel_q[1] <= bus_wr_start_byte == 32'h024;
             bus_wr_sel_q[2] <= bus_wr_start_byte == 32'h028;
@@ -1170,47 +1171,47 @@ module fp_node_regs (
     end
 
     always @* begin
-        bus_wr_hit_d = 1'b0;
-        case (bus_wr_start_byte)
+        bus_wr_hit = 1'b0;
+        case (bus_wr_byte)
             32'h000, 32'h004, 32'h008, 32'h010,
             32'h014, 32'h020, 32'h024, 32'h028,
             32'h02c, 32'h030, 32'h034, 32'h038,
             32'h03c, 32'h040, 32'h044, 32'h060,
             32'h064, 32'h068, 32'h06c, 32'h070,
             32'h074, 32'h078, 32'h080, 32'h084,
-            32'h088, 32'h08c: bus_wr_hit_d = 1'b1;
+            32'h088, 32'h08c: bus_wr_hit = 1'b1;
             default: ;
         endcase
         for (bus_wr_k = 0; bus_wr_k < 16; bus_wr_k = bus_wr_k + 1) begin
-            if (bus_wr_start_byte == 32'h100 + bus_wr_k * 32'h8 + 32'h0) bus_wr_hit_d = 1'b1;
-            if (bus_wr_start_byte == 32'h100 + bus_wr_k * 32'h8 + 32'h4) bus_wr_hit_d = 1'b1;
+            if (bus_wr_byte == 32'h100 + bus_wr_k * 32'h8 + 32'h0) bus_wr_hit = 1'b1;
+            if (bus_wr_byte == 32'h100 + bus_wr_k * 32'h8 + 32'h4) bus_wr_hit = 1'b1;
         end
         for (bus_wr_k = 0; bus_wr_k < 16; bus_wr_k = bus_wr_k + 1) begin
-            if (bus_wr_start_byte == 32'h200 + bus_wr_k * 32'h8 + 32'h0) bus_wr_hit_d = 1'b1;
-            if (bus_wr_start_byte == 32'h200 + bus_wr_k * 32'h8 + 32'h4) bus_wr_hit_d = 1'b1;
+            if (bus_wr_byte == 32'h200 + bus_wr_k * 32'h8 + 32'h0) bus_wr_hit = 1'b1;
+            if (bus_wr_byte == 32'h200 + bus_wr_k * 32'h8 + 32'h4) bus_wr_hit = 1'b1;
         end
         for (bus_wr_k = 0; bus_wr_k < 16; bus_wr_k = bus_wr_k + 1) begin
-            if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h0) bus_wr_hit_d = 1'b1;
-            if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h8) bus_wr_hit_d = 1'b1;
-            if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'hc) bus_wr_hit_d = 1'b1;
-            if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h10) bus_wr_hit_d = 1'b1;
-            if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h14) bus_wr_hit_d = 1'b1;
-            if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h18) bus_wr_hit_d = 1'b1;
-            if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h1c) bus_wr_hit_d = 1'b1;
-            if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h20) bus_wr_hit_d = 1'b1;
-            if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h24) bus_wr_hit_d = 1'b1;
-            if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h28) bus_wr_hit_d = 1'b1;
-            if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h2c) bus_wr_hit_d = 1'b1;
-            if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h30) bus_wr_hit_d = 1'b1;
-            if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h34) bus_wr_hit_d = 1'b1;
+            if (bus_wr_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h0) bus_wr_hit = 1'b1;
+            if (bus_wr_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h8) bus_wr_hit = 1'b1;
+            if (bus_wr_byte == 32'h400 + bus_wr_k * 32'h40 + 32'hc) bus_wr_hit = 1'b1;
+            if (bus_wr_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h10) bus_wr_hit = 1'b1;
+            if (bus_wr_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h14) bus_wr_hit = 1'b1;
+            if (bus_wr_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h18) bus_wr_hit = 1'b1;
+            if (bus_wr_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h1c) bus_wr_hit = 1'b1;
+            if (bus_wr_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h20) bus_wr_hit = 1'b1;
+            if (bus_wr_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h24) bus_wr_hit = 1'b1;
+            if (bus_wr_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h28) bus_wr_hit = 1'b1;
+            if (bus_wr_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h2c) bus_wr_hit = 1'b1;
+            if (bus_wr_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h30) bus_wr_hit = 1'b1;
+            if (bus_wr_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h34) bus_wr_hit = 1'b1;
         end
         for (bus_wr_k = 0; bus_wr_k < 16; bus_wr_k = bus_wr_k + 1) begin
-            if (bus_wr_start_byte == 32'h800 + bus_wr_k * 32'h20 + 32'h0) bus_wr_hit_d = 1'b1;
-            if (bus_wr_start_byte == 32'h800 + bus_wr_k * 32'h20 + 32'h4) bus_wr_hit_d = 1'b1;
-            if (bus_wr_start_byte == 32'h800 + bus_wr_k * 32'h20 + 32'h8) bus_wr_hit_d = 1'b1;
-            if (bus_wr_start_byte == 32'h800 + bus_wr_k * 32'h20 + 32'hc) bus_wr_hit_d = 1'b1;
-            if (bus_wr_start_byte == 32'h800 + bus_wr_k * 32'h20 + 32'h10) bus_wr_hit_d = 1'b1;
-            if (bus_wr_start_byte == 32'h800 + bus_wr_k * 32'h20 + 32'h14) bus_wr_hit_d = 1'b1;
+            if (bus_wr_byte == 32'h800 + bus_wr_k * 32'h20 + 32'h0) bus_wr_hit = 1'b1;
+            if (bus_wr_byte == 32'h800 + bus_wr_k * 32'h20 + 32'h4) bus_wr_hit = 1'b1;
+            if (bus_wr_byte == 32'h800 + bus_wr_k * 32'h20 + 32'h8) bus_wr_hit = 1'b1;
+            if (bus_wr_byte == 32'h800 + bus_wr_k * 32'h20 + 32'hc) bus_wr_hit = 1'b1;
+            if (bus_wr_byte == 32'h800 + bus_wr_k * 32'h20 + 32'h10) bus_wr_hit = 1'b1;
+            if (bus_wr_byte == 32'h800 + bus_wr_k * 32'h20 + 32'h14) bus_wr_hit = 1'b1;
         end
     end
 

@@ -215,7 +215,8 @@ module fp_ptrain_regs (
 
     // ---- Bus: fp_axil_slave takes AW/W/AR into holding registers and answers B and R. A write
     // starts in the cycle bus_wr_start is high: its address is decoded into the write select
-    // bits and bus_wr_hit (the word is mapped); it commits in the cycle bus_wr_en is high.
+    // bits; it commits in the cycle bus_wr_en is high, when bus_wr_hit (the word is mapped)
+    // is decoded from stage 1's address register for the response.
     // A read starts in the cycle bus_rd_start is high: its address is decoded into the read
     // select bits (stage 0); it is served in the cycle bus_rd_en is high: the slave registers
     // the groups (stage 1) and ORs them into its R register (stage 2). No comparator is
@@ -226,10 +227,11 @@ module fp_ptrain_regs (
     wire [9:0]       bus_wr_start_addr, bus_wr_addr, bus_rd_start_addr, bus_rd_addr;
     wire [31:0]      bus_wr_data;
     wire [3:0]       bus_wr_strb;
-    reg              bus_wr_hit, bus_wr_hit_d;
+    reg              bus_wr_hit;
     reg  [447:0]     bus_rd_grp;
     reg  [13:0]      bus_rd_ghit;
     wire [31:0]      bus_wr_start_byte = {20'd0, bus_wr_start_addr, 2'b00};
+    wire [31:0]      bus_wr_byte = {20'd0, bus_wr_addr, 2'b00};
     wire [31:0]      bus_rd_start_byte = {20'd0, bus_rd_start_addr, 2'b00};
 
     fp_axil_slave #(
@@ -986,7 +988,6 @@ module fp_ptrain_regs (
     reg  [93:0]      bus_wr_sel_q;
     always @(posedge clk) begin
         if (bus_wr_start) begin
-            bus_wr_hit <= bus_wr_hit_d;
             bus_wr_sel_q[0] <= bus_wr_start_byte == 32'h008;
             bus_wr_sel_q[1] <= bus_wr_start_byte == 32'h024;
             bus_wr_sel_q[2] <= bus_wr_start_byte == 32'h030;
@@ -1237,8 +1238,8 @@ module fp_ptrain_regs (
     end
 
     always @* begin
-        bus_wr_hit_d = 1'b0;
-        case (bus_wr_start_byte)
+        bus_wr_hit = 1'b0;
+        case (bus_wr_byte)
             32'h000, 32'h004, 32'h008, 32'h010,
             32'h014, 32'h020, 32'h024, 32'h028,
             32'h030, 32'h034, 32'h038, 32'h03c,
@@ -1252,44 +1253,44 @@ module fp_ptrain_regs (
             32'h210, 32'h214, 32'h218, 32'h220,
             32'h228, 32'h22c, 32'h230, 32'h234,
             32'h238, 32'h23c, 32'h240, 32'h248,
-            32'h24c: bus_wr_hit_d = 1'b1;
+            32'h24c: bus_wr_hit = 1'b1;
             default: ;
         endcase
         for (bus_wr_k = 0; bus_wr_k < 4; bus_wr_k = bus_wr_k + 1) begin
-            if (bus_wr_start_byte == 32'h050 + bus_wr_k * 32'h4 + 32'h0) bus_wr_hit_d = 1'b1;
+            if (bus_wr_byte == 32'h050 + bus_wr_k * 32'h4 + 32'h0) bus_wr_hit = 1'b1;
         end
         for (bus_wr_k = 0; bus_wr_k < 4; bus_wr_k = bus_wr_k + 1) begin
-            if (bus_wr_start_byte == 32'h060 + bus_wr_k * 32'h4 + 32'h0) bus_wr_hit_d = 1'b1;
+            if (bus_wr_byte == 32'h060 + bus_wr_k * 32'h4 + 32'h0) bus_wr_hit = 1'b1;
         end
         for (bus_wr_k = 0; bus_wr_k < 4; bus_wr_k = bus_wr_k + 1) begin
-            if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h0) bus_wr_hit_d = 1'b1;
-            if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h4) bus_wr_hit_d = 1'b1;
-            if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h8) bus_wr_hit_d = 1'b1;
-            if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'hc) bus_wr_hit_d = 1'b1;
-            if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h10) bus_wr_hit_d = 1'b1;
-            if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h14) bus_wr_hit_d = 1'b1;
-            if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h18) bus_wr_hit_d = 1'b1;
-            if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h1c) bus_wr_hit_d = 1'b1;
-            if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h20) bus_wr_hit_d = 1'b1;
-            if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h24) bus_wr_hit_d = 1'b1;
-            if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h28) bus_wr_hit_d = 1'b1;
-            if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h2c) bus_wr_hit_d = 1'b1;
-            if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h30) bus_wr_hit_d = 1'b1;
-            if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h34) bus_wr_hit_d = 1'b1;
-            if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h38) bus_wr_hit_d = 1'b1;
-            if (bus_wr_start_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h3c) bus_wr_hit_d = 1'b1;
+            if (bus_wr_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h0) bus_wr_hit = 1'b1;
+            if (bus_wr_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h4) bus_wr_hit = 1'b1;
+            if (bus_wr_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h8) bus_wr_hit = 1'b1;
+            if (bus_wr_byte == 32'h400 + bus_wr_k * 32'h40 + 32'hc) bus_wr_hit = 1'b1;
+            if (bus_wr_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h10) bus_wr_hit = 1'b1;
+            if (bus_wr_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h14) bus_wr_hit = 1'b1;
+            if (bus_wr_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h18) bus_wr_hit = 1'b1;
+            if (bus_wr_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h1c) bus_wr_hit = 1'b1;
+            if (bus_wr_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h20) bus_wr_hit = 1'b1;
+            if (bus_wr_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h24) bus_wr_hit = 1'b1;
+            if (bus_wr_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h28) bus_wr_hit = 1'b1;
+            if (bus_wr_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h2c) bus_wr_hit = 1'b1;
+            if (bus_wr_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h30) bus_wr_hit = 1'b1;
+            if (bus_wr_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h34) bus_wr_hit = 1'b1;
+            if (bus_wr_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h38) bus_wr_hit = 1'b1;
+            if (bus_wr_byte == 32'h400 + bus_wr_k * 32'h40 + 32'h3c) bus_wr_hit = 1'b1;
         end
         for (bus_wr_k = 0; bus_wr_k < 4; bus_wr_k = bus_wr_k + 1) begin
-            if (bus_wr_start_byte == 32'h800 + bus_wr_k * 32'h40 + 32'h0) bus_wr_hit_d = 1'b1;
-            if (bus_wr_start_byte == 32'h800 + bus_wr_k * 32'h40 + 32'h4) bus_wr_hit_d = 1'b1;
-            if (bus_wr_start_byte == 32'h800 + bus_wr_k * 32'h40 + 32'h8) bus_wr_hit_d = 1'b1;
-            if (bus_wr_start_byte == 32'h800 + bus_wr_k * 32'h40 + 32'hc) bus_wr_hit_d = 1'b1;
-            if (bus_wr_start_byte == 32'h800 + bus_wr_k * 32'h40 + 32'h10) bus_wr_hit_d = 1'b1;
-            if (bus_wr_start_byte == 32'h800 + bus_wr_k * 32'h40 + 32'h14) bus_wr_hit_d = 1'b1;
-            if (bus_wr_start_byte == 32'h800 + bus_wr_k * 32'h40 + 32'h18) bus_wr_hit_d = 1'b1;
-            if (bus_wr_start_byte == 32'h800 + bus_wr_k * 32'h40 + 32'h1c) bus_wr_hit_d = 1'b1;
-            if (bus_wr_start_byte == 32'h800 + bus_wr_k * 32'h40 + 32'h20) bus_wr_hit_d = 1'b1;
-            if (bus_wr_start_byte == 32'h800 + bus_wr_k * 32'h40 + 32'h24) bus_wr_hit_d = 1'b1;
+            if (bus_wr_byte == 32'h800 + bus_wr_k * 32'h40 + 32'h0) bus_wr_hit = 1'b1;
+            if (bus_wr_byte == 32'h800 + bus_wr_k * 32'h40 + 32'h4) bus_wr_hit = 1'b1;
+            if (bus_wr_byte == 32'h800 + bus_wr_k * 32'h40 + 32'h8) bus_wr_hit = 1'b1;
+            if (bus_wr_byte == 32'h800 + bus_wr_k * 32'h40 + 32'hc) bus_wr_hit = 1'b1;
+            if (bus_wr_byte == 32'h800 + bus_wr_k * 32'h40 + 32'h10) bus_wr_hit = 1'b1;
+            if (bus_wr_byte == 32'h800 + bus_wr_k * 32'h40 + 32'h14) bus_wr_hit = 1'b1;
+            if (bus_wr_byte == 32'h800 + bus_wr_k * 32'h40 + 32'h18) bus_wr_hit = 1'b1;
+            if (bus_wr_byte == 32'h800 + bus_wr_k * 32'h40 + 32'h1c) bus_wr_hit = 1'b1;
+            if (bus_wr_byte == 32'h800 + bus_wr_k * 32'h40 + 32'h20) bus_wr_hit = 1'b1;
+            if (bus_wr_byte == 32'h800 + bus_wr_k * 32'h40 + 32'h24) bus_wr_hit = 1'b1;
         end
     end
 
