@@ -11,17 +11,20 @@ RTL (fp_p4_pipeline in Verilator, p4/pipeline_cocotb.py), no backpressure:
   otherwise: no figure at a clock the design does not meet);
 - latency per block in cycles: the parser (its cycle model), each stage (`stage_latency()`,
   asserted by the tests), the deparser, and an isolated packet end to end (measured).
-Beside it: compile time per shared program (median of 20, `compile_program`) and the software
-SR-MPLS push over veth (p4/bench_sw.py; root and namespaces only).
+Beside it: compile time per shared program (median of 20, `compile_program`), table updates
+from a P4Runtime Write to the entry being live on the RTL (`_update`: TCAM rows and cycles per
+Write, ns at the routed clock, and the gRPC round trips), and the software SR-MPLS push over
+veth (p4/bench_sw.py; root and namespaces only).
 
 Writes build/bench/p4.json: {"packets_per_cycle_min", "mpls_push_gbps_1518B", "programs": {...},
-"mpls": {width: {size: {...}}}, "latency_cycles": {...}, "compile_ms": {...}, "syn": {...},
+"mpls": {width: {size: {...}}}, "table_update": {...}, "latency_cycles": {...}, "compile_ms": {...}, "syn": {...},
 "software_baseline": {...}, "paper": {...}}.
 """
 from __future__ import annotations
 
 import statistics
 import time
+from pathlib import Path
 
 from fastpath import syn
 from fastpath.paths import VECTORS, progress
@@ -133,6 +136,37 @@ def _syn() -> dict:
     return out
 
 
+def _update(n: int, fmax: float | None) -> dict:
+    """Table updates on the RTL: `fastpath p4 serve --backend rtl`'s job (the server inside the
+    simulation of SIM_HW) with `p4runtime.measure_update_latency` as its controller: n timed
+    INSERTs of a /24 route into simple_router's ipv4_lpm, each followed by a PacketOut that must
+    come back through it (the oldest route deleted, untimed, when the table's rows are nearly
+    full). Each Write's changes reach the TCAM before the Write returns; per Write the job counts
+    the TCAM rows and stage registers written and the cycles from the first write to a lookup that
+    sees the last (`pipeline_sim.Driver.load_tables`): the hardware's update time, in ns at the
+    routed clock. The microseconds are Python gRPC and the simulation on this machine."""
+    from . import p4runtime
+    from .rtl_backend import serving
+    prog, info = BMV2 / "simple_router.json", BMV2 / "simple_router.p4info.txt"
+    if not prog.exists():
+        return {"skipped": "no shared vectors"}
+    with serving() as box:
+        if not box["addr"]:
+            return {"skipped": f"the simulation did not serve: {box.get('error') or box.get('result')}"}
+        wall = p4runtime.measure_update_latency(n=n, warmup=2, program=prog, p4info=info, addr=box["addr"],
+                                                capacity=SIM_HW.rows - 1, backend="RTL (fp_p4_pipeline, SIM_HW)")
+    commits = [c for c in box.get("result", {}).get("commits", []) if "cycles" in c]
+    cyc = sorted(c["cycles"] for c in commits)
+    rows = sorted(c["rows"] for c in commits)
+
+    def st(xs):
+        return {"median": statistics.median(xs), "max": xs[-1], "min": xs[0]} if xs else None
+    out = {"writes_committed": len(commits), "rows": st(rows), "cycles": st(cyc),
+           "ns_at_routed_clock": ({k: round(v * 1000 / fmax, 1) for k, v in st(cyc).items()} if fmax and cyc else None),
+           "p4runtime": wall}
+    return out
+
+
 def _software(quick: bool) -> dict:
     from . import bench_sw
     try:
@@ -153,6 +187,7 @@ def run(quick: bool = False) -> dict:
     clocks = synr.get("p4_pipeline_64", {}).get("fmax_mhz") or {}
     fmax = min(clocks.values()) if isinstance(clocks, dict) and clocks else None
     b1518 = mpls["64"]["1518"]["bits_out_per_cycle"]
+    update = _update(40 if quick else 100, fmax)
     best = max(mpls, key=lambda w: mpls[w]["1518"]["bits_out_per_cycle"] or 0)
     return {
         "packets_per_cycle_min": min(rates) if rates else None,
@@ -164,6 +199,7 @@ def run(quick: bool = False) -> dict:
         "widest_1518B": best,
         "mismatches": sum(p["mismatches"] for p in programs.values())
         + sum(x["mismatches"] for w in mpls.values() for x in w.values()),
+        "table_update": update,
         "programs": programs, "mpls": mpls, "latency_cycles": _latency(), "compile_ms": _compile_ms(),
         "syn": synr, "software_baseline": _software(quick), "paper": PAPER, "quick": quick,
     }
@@ -186,6 +222,17 @@ def table(r: dict) -> str:
     for name, v in r["syn"].items():
         fm = ", ".join(f"{k} {x} MHz" for k, x in (v["fmax_mhz"] or {}).items()) or "not routed"
         lines.append(f"{name}: ECP5-6 {fm}; Xilinx {v['lut']} LUT / {v['ff']} FF")
+    u = r.get("table_update") or {}
+    if "cycles" in u and u["cycles"]:
+        w = u["p4runtime"]
+        lines.append(f"table update (P4Runtime INSERT/DELETE on the RTL, {u['writes_committed']} Writes): TCAM rows "
+                     f"median {u['rows']['median']} max {u['rows']['max']}; cycles to live median "
+                     f"{u['cycles']['median']} max {u['cycles']['max']}"
+                     + (f" ({u['ns_at_routed_clock']['median']} / {u['ns_at_routed_clock']['max']} ns)"
+                        if u["ns_at_routed_clock"] else "")
+                     + f"; Write call to PacketIn median {w['write_to_live_us']['median']} us, misses {w['misses']}")
+    elif u:
+        lines.append(f"table update: {u.get('skipped', 'no figures')}")
     sw = r["software_baseline"]
     lines.append("software baseline (veth): " + (sw["skipped"] if "skipped" in sw else "see p4.json"))
     lines.append(f"packets_per_cycle_min {r['packets_per_cycle_min']}, mpls_push_gbps_1518B "

@@ -255,51 +255,24 @@ def _cmd_serve(args) -> int:
 
 
 def _serve_rtl(args, listening, running):
-    """The server inside the pipeline's simulation (fastpath.p4.pipeline_cocotb, job "serve"),
-    started in a thread; it writes its address to a file when it listens and stops when the
-    file `stop` appears. Returns (address, counts, [(port, bytes, time)] out of data-plane ports)."""
-    import tempfile
-    import threading
+    """The server inside the pipeline's simulation (`rtl_backend.serving`) until `running`
+    returns. Returns (address, counts, [(port, bytes, time)] out of data-plane ports)."""
     import time
     from fastpath.p4 import rtl_backend
     if args.program:
         _rtl_or_refuse(_compile(args.program), args.program)
-    tmp = Path(tempfile.mkdtemp(prefix="fastpath-p4-serve-"))
-    ready, stop = tmp / "ready", tmp / "stop"
-    job = {"kind": "serve", "program": args.program, "p4info": args.p4info and str(Path(args.p4info).resolve()),
-           "addr": args.grpc_addr, "device_id": args.device_id, "cpu_port": args.cpu_port,
-           "ready": str(ready), "stop": str(stop), "duration": None}
-    box: dict = {}
-    addr = args.grpc_addr
-
-    def sim():
-        try:
-            box["result"] = rtl_backend.run_job(job)
-        except Exception as e:  # noqa: BLE001 (reported below, in the main thread)
-            box["error"] = e
-    th = threading.Thread(target=sim, daemon=True)
     print(rtl_backend.BACKEND_LINE, flush=True)
-    th.start()
-    try:
-        while th.is_alive() and not ready.exists():
-            time.sleep(0.1)
-        if ready.exists():
-            addr = ready.read_text()
-            listening(addr)
-            running(th.is_alive)
-    finally:
-        stop.touch()
-        th.join()
-        for f in (ready, stop):
-            f.unlink(missing_ok=True)
-        tmp.rmdir()
-    if "error" in box:
-        raise UsageError(f"the simulation failed: {box['error']}")
-    r = box["result"]
+    with rtl_backend.serving(args.program, args.p4info, args.grpc_addr, args.device_id, args.cpu_port) as s:
+        if s["addr"]:
+            listening(s["addr"])
+            running(s["alive"])
+    if "error" in s:
+        raise UsageError(f"the simulation failed: {s['error']}")
+    r = s["result"]
     if "error" in r:
         raise UsageError(r["error"])
     t = time.time()
-    return addr, r["stats"], [(port, bytes.fromhex(hx), t) for port, hx in r["egress"]]
+    return s["addr"] or args.grpc_addr, r["stats"], [(port, bytes.fromhex(hx), t) for port, hx in r["egress"]]
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -4,7 +4,9 @@ packets executed by a backend with a table store `tables` and `send(port, bytes)
 interpreter (`fastpath.p4.stf.InterpreterBackend`) or the RTL pipeline in simulation
 (`fastpath.p4.pipeline_cocotb`, `fastpath p4 serve --backend rtl`). A backend may also have
 `fits(table)`: None, or why the hardware cannot hold the table's entries after an INSERT (the
-write is then RESOURCE_EXHAUSTED).
+write is then RESOURCE_EXHAUSTED), and `commit()`: put the table store into the hardware now (called
+at the end of every Write that changed the live pipeline, lock held, so an entry is live in the
+hardware when its Write returns); what it returns is the device's `stats["last_commit"]`.
 
 `P4RuntimeServer(device_id, cpu_port).start("127.0.0.1:9559")` serves the P4Runtime service
 (p4.v1.P4Runtime) on that address:
@@ -773,6 +775,9 @@ class Device:
                 bad = len(errors) - 1
                 errors = [errors[bad] if i == bad else
                           P4RTError(SC.ABORTED, f"rolled back: update {bad} failed") for i in range(len(req.updates))]
+            commit = getattr(pipe.backend, "commit", None)
+            if pipe is self.live and commit is not None and not all(errors):
+                self.stats["last_commit"] = commit()
             self.stats["writes"] += 1
             self.stats["updates"] += len(req.updates)
             self.stats["last_write_us"] = (time.perf_counter() - t0) * 1e6
@@ -1446,8 +1451,11 @@ def _stats_us(xs: list[float]) -> dict:
 
 
 def measure_update_latency(n: int = 1000, program: str | Path | None = None, p4info: str | Path | None = None,
-                           warmup: int = 20, cpu_port: int = DEFAULT_CPU_PORT) -> dict:
-    """How long a table update takes to be live: an in-process server on a free loopback port, a
+                           warmup: int = 20, cpu_port: int = DEFAULT_CPU_PORT, addr: str | None = None,
+                           capacity: int | None = None, backend: str = "reference interpreter") -> dict:
+    """How long a table update takes to be live: an in-process server on a free loopback port (or
+    the server at `addr`, e.g. `fastpath p4 serve --backend rtl`'s, whose table then holds
+    `capacity` routes; `server_apply_us` is then not measured), a
     gRPC client (primary), simple_router with its P4Info (shared/vectors/bmv2 by default). Each of
     `n` rounds INSERTs an `ipv4_lpm` route (a new /24 to the CPU port; the table holds its
     previous routes, the oldest deleted, untimed, when it is full), times the Write round trip,
@@ -1463,9 +1471,12 @@ def measure_update_latency(n: int = 1000, program: str | Path | None = None, p4i
     ids = {t.preamble.name: t for t in info.tables}
     acts = {a.preamble.name: a for a in info.actions}
     lpm, fwd = ids["ipv4_lpm"], ids["forward"]
-    server = P4RuntimeServer(cpu_port=cpu_port)
-    server.start("127.0.0.1:0")
-    c = Client(server.addr, election_id=(0, 1))
+    server = None
+    if addr is None:
+        server = P4RuntimeServer(cpu_port=cpu_port)
+        server.start("127.0.0.1:0")
+        addr = server.addr
+    c = Client(addr, election_id=(0, 1))
     try:
         c.set_pipeline(info, program.read_bytes())
         nhop = bytes([10, 0, 0, 1])
@@ -1487,7 +1498,8 @@ def measure_update_latency(n: int = 1000, program: str | Path | None = None, p4i
         c.write(update(MODIFY, entry(lpm, "_drop", [], default=True)))
         c.write(update(INSERT, entry(fwd, "set_dmac", [b"\x00\x00\x00\x00\x00\x01"], pb.FieldMatch(
             field_id=fwd.match_fields[0].id, exact=pb.FieldMatch.Exact(value=nhop)))))
-        capacity = server.device.pipeline.store.tables[lpm.preamble.name].table.size
+        if capacity is None:
+            capacity = server.device.pipeline.store.tables[lpm.preamble.name].table.size
         installed: deque = deque()
         rtt, apply, pkt, live = [], [], [], []
         misses = 0
@@ -1509,13 +1521,17 @@ def measure_update_latency(n: int = 1000, program: str | Path | None = None, p4i
                 continue
             if i >= warmup:
                 rtt.append((t1 - t0) * 1e6)
-                apply.append(server.device.stats["last_write_us"])
+                if server is not None:
+                    apply.append(server.device.stats["last_write_us"])
                 pkt.append((t2 - t1) * 1e6)
                 live.append((t2 - t0) * 1e6)
     finally:
         c.close()
-        server.stop()
+        if server is not None:
+            server.stop()
     return {"program": program.name, "table": "ipv4_lpm", "writes": n, "warmup": warmup, "misses": misses,
-            "transport": "gRPC over loopback, server in the same process", "backend": "reference interpreter",
-            "write_rtt_us": _stats_us(rtt), "server_apply_us": _stats_us(apply), "packet_rtt_us": _stats_us(pkt),
+            "transport": "gRPC over loopback, server in the same process" if server else f"gRPC to {addr}",
+            "backend": backend, "capacity": capacity,
+            "write_rtt_us": _stats_us(rtt), "server_apply_us": _stats_us(apply) if apply else None,
+            "packet_rtt_us": _stats_us(pkt),
             "write_to_live_us": _stats_us(live), "python": sys.version.split()[0]}

@@ -23,10 +23,11 @@ The job comes in $FASTPATH_BENCH (JSON) and the results go to $FASTPATH_BENCH_OU
   --backend rtl`. It writes its bound address to `ready` and runs until the file `stop` exists
   (or `duration` seconds); SIGINT is ignored here (the CLI stops it). Each pipeline config a
   controller sets is planned onto the build (INVALID_ARGUMENT when it does not fit) and loaded
-  into the pipeline when its first packet comes; an INSERT the TCAM rows or hash block cannot
-  hold is RESOURCE_EXHAUSTED; entries are written into the stages before the next packet (the
-  simulation runs only while a packet does, so none can miss them). Out: the server's counts
-  and the packets out of data-plane ports (`egress`: [port, hex]).
+  into the pipeline when its first Write or packet comes; an INSERT the TCAM rows or hash block cannot
+  hold is RESOURCE_EXHAUSTED; a Write's changes go into the live config's stages before the Write
+  returns (`commit`: the TCAM rows and stage registers that differ, in a hitless order,
+  `pipeline_sim.write_order`). Out: the server's counts, per commit the rows, registers and
+  cycles written (`commits`), and the packets out of data-plane ports (`egress`: [port, hex]).
 """
 from __future__ import annotations
 
@@ -196,16 +197,37 @@ class _ServeBackend(RtlBackend):
                     return str(e)
         return None
 
+    async def _current(self) -> bool:
+        """Make this config the one in the hardware; True when it had to be loaded whole."""
+        if self.ctx.get("current") is self:
+            return False
+        await self.drv.reset()
+        await self.drv.load(self.plan, self.tables)
+        self.loaded = _snapshot(self.tables)
+        self.ctx["current"] = self
+        return True
+
     async def _send(self, port: int, data: bytes):
-        if self.ctx.get("current") is not self:
-            await self.drv.reset()
-            await self.drv.load(self.plan, self.tables)
-            self.loaded = _snapshot(self.tables)
-            self.ctx["current"] = self
+        await self._current()
         return await self.send_async(port, data)
 
     def send(self, port: int, data: bytes) -> list[tuple[int, bytes]]:
         return self.ctx["calls"].call(self._send, port, data)
+
+    async def _commit(self) -> dict | None:
+        if await self._current():
+            return {"loaded": True}
+        snap = _snapshot(self.tables)
+        if snap == self.loaded:
+            return {"rows": 0, "regs": 0, "cycles": 0}
+        done = await self.drv.load_tables(self.plan, self.tables)
+        self.loaded = snap
+        self.ctx.setdefault("commits", []).append(done)
+        return done
+
+    def commit(self) -> dict | None:
+        """The Write's changes into the stages now (only the rows that differ)."""
+        return self.ctx["calls"].call(self._commit)
 
 
 async def _serve(cfg_job: dict, hw: PL.PipelineHW, drv: Driver, result: dict) -> None:
@@ -241,6 +263,7 @@ async def _serve(cfg_job: dict, hw: PL.PipelineHW, drv: Driver, result: dict) ->
     if err:
         result["error"] = err
     result["stats"] = dict(server.device.stats)
+    result["commits"] = ctx.get("commits", [])
     result["egress"] = egress
 
 

@@ -123,10 +123,10 @@ class PipelineHW:
     def stage_latency(self, memory: str = "tcam") -> int:
         """fp_p4_stage, input handshake to out_valid: input register, 2 key cycles, the TCAM (its
         LATENCY + 1: it counts from the edge that loads its key register), the result FIFO (1),
-        the action register (1), the action unit (OPS + 9); asserted by p4/tb/test_p4_pipeline.py
-        and p4/tb/test_p4_stage.py."""
+        the action register (1), the action unit (OPS + 9), the output FIFO (1); asserted by
+        p4/tb/test_p4_pipeline.py and p4/tb/test_p4_stage.py."""
         lk = self.hash_latency() + HASH_EXTRA if memory == "hash" else self.tcam_latency() + 1
-        return 1 + 2 + lk + 1 + 1 + self.action_hw().latency
+        return 1 + 2 + lk + 1 + 1 + self.action_hw().latency + 1
 
 
 @dataclass
@@ -206,6 +206,14 @@ class Plan:
 
     def tcam_rows(self, store: TableStore, stage: Stage) -> list[tuple[int, int, int]]:
         """The TCAM rows (value, mask, action word) of a table stage, in match order."""
+        return [(v, m, a) for _, v, m, a in self.tcam_rows_ranked(store, stage)]
+
+    def tcam_rows_ranked(self, store: TableStore, stage: Stage) -> list[tuple[tuple, int, int, int]]:
+        """The TCAM rows in match order, each with its rank: (rank, value, mask, action word). A
+        TCAM answers as the table does when its valid rows' ranks never decrease from row 0 down:
+        rows of equal rank never match the same key (exact entries; LPM entries of one prefix
+        length; the disjoint rows of one range entry), so their order among themselves is free
+        (`pipeline_sim.place_rows` uses that to write one row per insert)."""
         t = stage.table
         ts = store.tables[t.name]
         if not t.key:
@@ -219,6 +227,7 @@ class Plan:
         rows = []
         aw_shift = self.hw.DATA_BITS
         for e in entries:
+            rank = (e.priority, e.handle) if ts.is_prio else (0,) if ts.is_exact else (-e.prefix_len(),)
             aid = stage.aids[(e.action, True)]
             word = aid << aw_shift | stage.image.pack_data(aid, e.data)
             per_field = []
@@ -237,7 +246,7 @@ class Plan:
                     per_field.append([(v, m & smask) for v, m in range_to_prefixes(k[1], k[2], w)])
             for combo in product(*per_field):
                 mask = self.pack_key(stage, [m for _, m in combo])
-                rows.append((self.pack_key(stage, [v for v, _ in combo]) & mask, mask, word))
+                rows.append((rank, self.pack_key(stage, [v for v, _ in combo]) & mask, mask, word))
         if len(rows) > self.hw.rows:
             raise LoadError(f'table "{t.name}": {len(rows)} TCAM rows, the stage has {self.hw.rows} '
                             f"(BLOCKS * BLOCK_ENTRIES)")

@@ -24,13 +24,66 @@ SIM_HW = PL.PipelineHW(PHV_BITS=768, VALID_BITS=8, STAGES=5, STATES=16, STACKS=1
                        DATA_BITS=128, ACTIONS=16, SLOTS=2, BLOCK_ENTRIES=32, HASH_ENTRIES=512, HASH_WAYS=4)
 
 
+def tcam_update(old: dict, new: list, n_rows: int) -> tuple[dict, list]:
+    """How one TCAM of `n_rows` rows goes from `old` ({row: (rank, value, mask, action)}) to the
+    rows `new` [(rank, value, mask, action)] of `Plan.tcam_rows_ranked`: (the rows as they end,
+    [(row, content, or None to invalidate)] to write in that order).
+
+    A row that stays (same rank, value and mask) keeps its place (a new action is written in
+    place); a row that goes is invalidated and leaves a hole; a new row takes a hole between the
+    last row of lower rank and the first of higher rank, or, when there is none, the nearest hole
+    below (above) is closed by moving the rows in between down (up) by one, the row next to the
+    hole first. Each write before the new row's then copies a row next to itself, so every single
+    write leaves a TCAM that answers every key as the table before the update or after it (for an
+    update of one entry with one row: a P4Runtime INSERT, MODIFY or DELETE); such an update
+    writes one row when a hole is in range."""
+    cur = dict(old)
+    writes: list = []
+    want = {(r, v, m): a for r, v, m, a in new}
+    for i in sorted(cur):
+        r, v, m, a = cur[i]
+        if (r, v, m) not in want:
+            del cur[i]
+            writes.append((i, None))
+        elif want[(r, v, m)] != a:
+            cur[i] = (r, v, m, want[(r, v, m)])
+            writes.append((i, cur[i]))
+    placed = {cur[i][:3] for i in cur}
+    for r, v, m, a in new:
+        if (r, v, m) in placed:
+            continue
+        lo = max((i for i in cur if cur[i][0] < r), default=-1)       # rows of lower rank end here
+        hi = min((i for i in cur if cur[i][0] > r), default=n_rows)   # rows of higher rank start here
+        row = next((i for i in range(lo + 1, hi) if i not in cur), None)
+        if row is None:
+            below = next((i for i in range(hi, n_rows) if i not in cur), None)
+            above = next((i for i in range(lo, -1, -1) if i not in cur), None)
+            if below is not None and (above is None or below - hi <= lo - above):
+                for i in range(below, hi, -1):      # rows hi..below-1 down by one, the last first
+                    cur[i] = cur[i - 1]
+                    writes.append((i, cur[i]))
+                row = hi
+            elif above is not None:
+                for i in range(above, lo):          # rows above+1..lo up by one, the first first
+                    cur[i] = cur[i + 1]
+                    writes.append((i, cur[i]))
+                row = lo
+            else:
+                raise ValueError(f"{len(new)} rows do not fit in {n_rows}")
+        cur[row] = (r, v, m, a)
+        placed.add((r, v, m))
+        writes.append((row, cur[row]))
+    return cur, writes
+
+
 class Driver:
     """Configuration and traffic for one fp_p4_pipeline `dut` (an AxisHarness `h`, a BeatMonitor
     `mo` on m_axis)."""
 
     def __init__(self, dut, hw: PL.PipelineHW, h, mo):
         self.dut, self.hw, self.h, self.mo = dut, hw, h, mo
-        self.rows_written: dict[int, set] = {}
+        self.rows_written: dict[int, dict] = {}   # stage -> {row: (rank, value, mask, action)} as written
+        self.regs_written: dict[tuple, int] = {}  # (stage, address) -> word as written
         self.tcam_writes = 0
 
     def idle_inputs(self):
@@ -46,19 +99,29 @@ class Driver:
         await ClockCycles(d.clk, 4)
         await FallingEdge(d.clk)
         d.rst.value = 0
-        self.rows_written = {}
+        self.rows_written, self.regs_written = {}, {}
         if self.hw.HASH_ENTRIES:     # fp_p4_hash clears itself after a reset, one row per cycle
             await ClockCycles(d.clk, self.hw.HASH_ENTRIES // self.hw.HASH_WAYS + 4)
 
     async def _writes(self, en: str, rows: list[dict]):
+        await self._write_seq([(en, f) for f in rows])
+
+    async def _write_seq(self, writes: list[tuple[str, dict]]):
+        """One write per cycle, back to back: (enable signal, {port: value})."""
         d = self.dut
-        for f in rows:
+        if not writes:
+            return
+        prev = None
+        for en, f in writes:
             await FallingEdge(d.clk)
+            if prev is not None and prev != en:
+                getattr(d, prev).value = 0
             getattr(d, en).value = 1
             for k, v in f.items():
                 getattr(d, k).value = v
+            prev = en
         await FallingEdge(d.clk)
-        getattr(d, en).value = 0
+        getattr(d, prev).value = 0
 
     async def load(self, plan: PL.Plan, store: TableStore):
         """Everything: parser, deparser, action programs, stage registers, TCAM rows."""
@@ -73,22 +136,35 @@ class Driver:
                                          for s, a, k, w in plan.action_writes()])
         await self.load_tables(plan, store)
 
-    async def load_tables(self, plan: PL.Plan, store: TableStore):
-        """The stage registers (defaults) and every table's TCAM rows; rows no longer used are
-        invalidated."""
-        await self._writes("stg_wr_en", [dict(stg_wr_stage=s, stg_wr_addr=a, stg_wr_data=v)
-                                         for s, a, v in plan.stage_writes(store)])
+    async def load_tables(self, plan: PL.Plan, store: TableStore) -> dict:
+        """The stage registers (defaults) and the TCAM rows of every table, written where they
+        differ from what this driver wrote since the last reset, in the order `tcam_update` gives
+        (a single insert, delete or modify is hitless; the hash block's rows are where its hashes
+        put them). Returns {"rows": TCAM rows written, "regs": stage registers written, "cycles":
+        from the first write to the first cycle a lookup sees the last (fp_p4_tcam: a key
+        presented two cycles after a write sees it)}."""
+        regs = [(s, a, v) for s, a, v in plan.stage_writes(store) if self.regs_written.get((s, a)) != v]
         rows = []
         for st in plan.stages:
-            new = {i: (v, m, a) for i, v, m, a in plan.table_rows(store, st)}
-            old = self.rows_written.get(st.index, set())
-            for i in sorted(set(new) | old):
-                v, m, a = new.get(i, (0, 0, 0))
-                rows.append(dict(tcam_wr_stage=st.index, tcam_wr_index=i, tcam_wr_valid=int(i in new),
+            old = self.rows_written.get(st.index, {})
+            if st.memory == "tcam":
+                final, seq = tcam_update(old, plan.tcam_rows_ranked(store, st) if st.kind == "table" and st.table.key
+                                         else [], self.hw.rows)
+            else:
+                final = {i: ((0,), v, m, a) for i, v, m, a in plan.table_rows(store, st)}
+                seq = [(i, final.get(i)) for i in sorted(set(old) | set(final)) if old.get(i) != final.get(i)]
+            for i, row in seq:
+                _, v, m, a = row if row is not None else (None, 0, 0, 0)
+                rows.append(dict(tcam_wr_stage=st.index, tcam_wr_index=i, tcam_wr_valid=int(row is not None),
                                  tcam_wr_value=v, tcam_wr_mask=m, tcam_wr_action=a))
-            self.rows_written[st.index] = set(new)
+            self.rows_written[st.index] = final
+        await self._write_seq([("stg_wr_en", dict(stg_wr_stage=s, stg_wr_addr=a, stg_wr_data=v)) for s, a, v in regs]
+                              + [("tcam_wr_en", f) for f in rows])
+        for s, a, v in regs:
+            self.regs_written[(s, a)] = v
         self.tcam_writes += len(rows)
-        await self._writes("tcam_wr_en", rows)
+        done = len(regs) + len(rows)
+        return {"rows": len(rows), "regs": len(regs), "cycles": done + 2 if done else 0}
 
     async def send(self, pkts: list[tuple[int, bytes]]):
         for port, data in pkts:

@@ -19,15 +19,19 @@
 // result into a FIFO. The PHV with its gate bit waits in a FIFO pushed
 // at c1; the heads of both FIFOs pop together into one register in front of the action unit.
 // A credit counter keeps the packets between the input and that pop at FIFO_DEPTH at most, so
-// neither FIFO can overflow although the TCAM never stalls.
+// neither FIFO can overflow although the TCAM never stalls. The action unit never stalls either
+// (its out_ready is 1): its output goes into a FIFO of OUT_DEPTH = 2^ceil(log2(OPS + 16))
+// entries, and a second credit counter keeps the packets between the pop and that FIFO's pop at
+// OUT_DEPTH at most. The pop is a function of registers only (timing: no ready travels back
+// through the action unit into the FIFOs' head registers).
 //
 // Latency:    from the input handshake to out_valid, with the output ready: 1 (input register)
 //             + 2 (key) + L + 1 (fp_p4_tcam_cascade's LATENCY for KEY_WIDTH = SLOTS*SLOT_BITS,
 //             BLOCK_ENTRIES and BLOCKS, or fp_p4_hash's with use_hash, counted from the edge that
 //             loads its key register) + 1
-//             (result FIFO) + 1 (action register) + OPS + 9 (fp_p4_action): L + OPS + 15, fixed
-//             (PipelineHW.stage_latency() of p4/pipeline_load.py; 128-bit key, 32 entries, OPS 8:
-//             31 cycles).
+//             (result FIFO) + 1 (action register) + OPS + 9 (fp_p4_action) + 1 (output FIFO):
+//             L + OPS + 16, fixed (PipelineHW.stage_latency() of p4/pipeline_load.py; 128-bit
+//             key, 32 entries, OPS 8: 32 cycles).
 // Throughput: one packet per cycle when FIFO_DEPTH covers the lookup's round trip (the default
 //             32 does for every TCAM latency up to 20); in_ready is a register.
 // Bad input:  none on the packet path (every bit pattern is a PHV); a gate position or slot
@@ -386,40 +390,60 @@ module fp_p4_stage #(
         .count    (phv_count)
     );
 
-    // ---- the action register ------------------------------------------------------------------
+    // ---- the action register, the action unit and its output FIFO ---------------------------
+    // The action unit never waits here: its out_ready is 1, so its own enable stays 1 and its
+    // in_ready is not needed. What it produces goes into u_out (OUT_DEPTH entries), and a second
+    // credit counter keeps the packets between the pop and u_out's pop at OUT_DEPTH at most. So
+    // `pop` is a function of registers (the FIFOs' empty flags, act_room), not of a ready that
+    // comes back through the action unit, and the action register loads without an enable.
+    localparam OUT_DEPTH = 1 << $clog2(OPS + 16);     // covers pop -> u_out head (OPS + 11) + credit
+    localparam OW        = $clog2(OUT_DEPTH);
+
     reg                  ax_v;
     reg [PHV_BITS-1:0]   ax_phv;
     reg [VALID_BITS-1:0] ax_hv;
     reg [AID_WIDTH-1:0]  ax_aid;
     reg [DATA_BITS-1:0]  ax_data;
-    wire                 ax_ready;
+    reg [OW:0]           act_cnt;            // popped, not yet taken from u_out
+    reg                  act_room;           // act_cnt after this cycle < OUT_DEPTH
+    wire                 o_pop;
 
-    assign pop = !res_empty && !phv_empty && (!ax_v || ax_ready);
+    assign pop = !res_empty && !phv_empty && act_room;
+
+    wire [OW:0] act_next = act_cnt + {{OW{1'b0}}, pop} - {{OW{1'b0}}, o_pop};
+
+    always @(posedge clk) begin
+        if (rst) begin
+            ax_v     <= 1'b0;
+            act_cnt  <= {OW+1{1'b0}};
+            act_room <= 1'b0;
+        end else begin
+            ax_v     <= pop;
+            act_cnt  <= act_next;
+            act_room <= act_next < OUT_DEPTH;
+        end
+    end
 
     wire                 h_gate = phv_head[PHV_BITS+VALID_BITS];
     wire                 h_hit  = res_head[AW];
     wire [AID_WIDTH-1:0] h_aid  = res_head[AW-1 -: AID_WIDTH];
     wire [DATA_BITS-1:0] h_data = res_head[DATA_BITS-1:0];
 
-    always @(posedge clk) begin
-        if (rst) begin
-            ax_v <= 1'b0;
-        end else if (pop) begin
-            ax_v <= 1'b1;
-        end else if (ax_ready) begin
-            ax_v <= 1'b0;
-        end
-        if (pop) begin
-            ax_phv  <= phv_head[PHV_BITS+VALID_BITS-1:VALID_BITS];
-            ax_hv   <= phv_head[VALID_BITS-1:0];
-            ax_aid  <= !h_gate ? {AID_WIDTH{1'b0}} : (h_hit ? h_aid : def_aid);
-            ax_data <= !h_gate ? {DATA_BITS{1'b0}} : (h_hit ? h_data : def_data[DATA_BITS-1:0]);
-        end
+    always @(posedge clk) begin     // read only with ax_v
+        ax_phv  <= phv_head[PHV_BITS+VALID_BITS-1:VALID_BITS];
+        ax_hv   <= phv_head[VALID_BITS-1:0];
+        ax_aid  <= !h_gate ? {AID_WIDTH{1'b0}} : (h_hit ? h_aid : def_aid);
+        ax_data <= !h_gate ? {DATA_BITS{1'b0}} : (h_hit ? h_data : def_data[DATA_BITS-1:0]);
     end
 
     /* verilator lint_off UNUSEDSIGNAL */
     wire out_exit, out_digest;   // the loader turns exit into flags; digests are counted by tests
+    wire ax_ready;               // 1 whenever ax_v: the action unit's out_ready is held at 1
     /* verilator lint_on UNUSEDSIGNAL */
+    wire                  a_valid, a_drop;
+    wire [PHV_BITS-1:0]   a_phv;
+    wire [VALID_BITS-1:0] a_hv;
+    wire [15:0]           a_egress;
 
     fp_p4_action #(
         .PHV_BITS  (PHV_BITS),
@@ -437,12 +461,12 @@ module fp_p4_stage #(
         .in_hdr_valid    (ax_hv),
         .in_action       (ax_aid),
         .in_data         (ax_data),
-        .out_valid       (out_valid),
-        .out_ready       (out_ready),
-        .out_phv         (out_phv),
-        .out_hdr_valid   (out_hdr_valid),
-        .out_egress      (out_egress),
-        .out_drop        (out_drop),
+        .out_valid       (a_valid),
+        .out_ready       (1'b1),
+        .out_phv         (a_phv),
+        .out_hdr_valid   (a_hv),
+        .out_egress      (a_egress),
+        .out_drop        (a_drop),
         .out_exit        (out_exit),
         .out_digest      (out_digest),
         .cfg_wr_en       (act_wr_en),
@@ -454,6 +478,25 @@ module fp_p4_stage #(
         .cfg_drop_value  (cfg_drop_value),
         .cfg_drop_en     (cfg_drop_en)
     );
+
+    wire o_empty;
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [OW:0] o_count;         // act_cnt bounds it
+    /* verilator lint_on UNUSEDSIGNAL */
+
+    fp_fifo_fwft #(.WIDTH(PHV_BITS + VALID_BITS + 17), .DEPTH(OUT_DEPTH), .HEAD_REG(1)) u_out (
+        .clk      (clk),
+        .rst      (rst),
+        .push     (a_valid),
+        .push_data({a_phv, a_hv, a_egress, a_drop}),
+        .pop      (o_pop),
+        .head     ({out_phv, out_hdr_valid, out_egress, out_drop}),
+        .empty    (o_empty),
+        .count    (o_count)
+    );
+
+    assign out_valid = !o_empty;
+    assign o_pop     = out_valid && out_ready;
 
 endmodule
 
