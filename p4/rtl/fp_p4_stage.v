@@ -13,7 +13,7 @@
 // outputs leave as they are.
 //
 // Structure: c0 input register; c1 a 128-bit window per slot (the 64-aligned part of the
-// offset); c2 the slot's field (the low 6 bits of the offset, the width's mask) into the key
+// offset, selected by a one-hot register written with the offset); c2 the slot's field (the low 6 bits of the offset, the width's mask) into the key
 // register; the TCAM (or, with HASH_ENTRIES > 0 and configuration bit use_hash, the exact-match
 // hash block fp_p4_hash, p4/docs/hash.md, for tables the compiler puts in hash memory); its
 // result into a FIFO. The PHV with its gate bit waits in a FIFO pushed
@@ -152,10 +152,11 @@ module fp_p4_stage #(
     reg  [15:0]            gate_pos;
     reg  [AID_WIDTH-1:0]   def_aid;
     reg  [15:0]            slot_off [0:SLOTS-1];
+    reg  [NWIN-1:0]        slot_win [0:SLOTS-1];   // one-hot: the 64-aligned window of slot_off
     reg  [6:0]             slot_w   [0:SLOTS-1];
     reg  [32*DWD-1:0]      def_data;
 
-    integer k;
+    integer k, kq;
     always @(posedge clk) begin
         if (rst) begin
             gate_en  <= 1'b0;
@@ -165,6 +166,7 @@ module fp_p4_stage #(
             def_data <= {32*DWD{1'b0}};
             for (k = 0; k < SLOTS; k = k + 1) begin
                 slot_off[k] <= 16'd0;
+                slot_win[k] <= {{(NWIN-1){1'b0}}, 1'b1};
                 slot_w[k]   <= 7'd0;
             end
         end else if (cfg_wr_en) begin
@@ -180,6 +182,9 @@ module fp_p4_stage #(
                 if (cfg_wr_addr == 8'd2 + k[7:0]) begin
                     slot_off[k] <= cfg_wr_data[15:0];
                     slot_w[k]   <= cfg_wr_data[22:16];
+                    for (kq = 0; kq < NWIN; kq = kq + 1) begin
+                        slot_win[k][kq] <= cfg_wr_data[15:6] == kq[9:0];
+                    end
                 end
             end
             for (k = 0; k < DWD; k = k + 1) begin
@@ -224,12 +229,24 @@ module fp_p4_stage #(
     wire [GATE_BITS-1:0] gate_vec = r0_phv[GATE_BITS-1:0];
     wire gate_now = !gate_en || (gate_pos < GATE_BITS && gate_vec[gate_pos[GW-1:0]]);
 
+    // each slot's window: an AND-OR over the windows with the one-hot select (a register written
+    // with the offset), so no comparator sits between a register and the multiplexer
+    reg [128*SLOTS-1:0] win_c;
+    integer s, q;
+    always @(*) begin
+        win_c = {128*SLOTS{1'b0}};
+        for (s = 0; s < SLOTS; s = s + 1) begin
+            for (q = 0; q < NWIN; q = q + 1) begin
+                win_c[128*s +: 128] = win_c[128*s +: 128] | ({128{slot_win[s][q]}} & src_pad[64*q +: 128]);
+            end
+        end
+    end
+
     reg                 r1_v;
     reg [128*SLOTS-1:0] r1_win;
     reg [6*SLOTS-1:0]   r1_fine;
     reg [7*SLOTS-1:0]   r1_w;
 
-    integer s, q;
     always @(posedge clk) begin
         if (rst) begin
             r1_v <= 1'b0;
@@ -237,12 +254,7 @@ module fp_p4_stage #(
             r1_v <= r0_v;
         end
         for (s = 0; s < SLOTS; s = s + 1) begin
-            r1_win[128*s +: 128] <= 128'd0;
-            for (q = 0; q < NWIN; q = q + 1) begin
-                if (slot_off[s][15:6] == q[9:0]) begin
-                    r1_win[128*s +: 128] <= src_pad[64*q +: 128];
-                end
-            end
+            r1_win[128*s +: 128] <= win_c[128*s +: 128];
             r1_fine[6*s +: 6] <= slot_off[s][5:0];
             r1_w[7*s +: 7]    <= (slot_w[s] > SLOT_BITS) ? SLOT_BITS[6:0] : slot_w[s];
         end
