@@ -424,7 +424,11 @@ def render_verilog(rm: RegMap) -> str:
         _d("reg", "", "bus_wr_hit;"),
         _d("reg", f"[{ng * 32 - 1}:0]", "bus_rd_grp;"),
         _d("reg", f"[{ng - 1}:0]" if ng > 1 else "", "bus_rd_ghit;"),
-        _d("wire", "[31:0]", f"bus_wr_start_byte = {_byte_addr('bus_wr_start_addr', aw)};"),
+    ] + ([_d("wire", "[31:0]", f"bus_wr_start_byte = {_byte_addr('bus_wr_start_addr', aw)};")]
+         if _sel_layout(rm, True)[1] else
+         ["    /* verilator lint_off UNUSEDSIGNAL */  // no writable word: nothing to decode at the start",
+          _d("wire", "[31:0]", f"bus_wr_start_byte = {_byte_addr('bus_wr_start_addr', aw)};"),
+          "    /* verilator lint_on UNUSEDSIGNAL */"]) + [
         _d("wire", "[31:0]", f"bus_wr_byte = {_byte_addr('bus_wr_addr', aw)};"),
         _d("wire", "[31:0]", f"bus_rd_start_byte = {_byte_addr('bus_rd_start_addr', aw)};"),
         "",
