@@ -210,18 +210,10 @@ def build(size: int, seq: int, train: int, index: int, train_len: int, tx_time: 
     return bytes(frame)
 
 
-def _inet_csum(data: bytes) -> int:
-    """The Internet checksum as scapy and Linux compute it (end-around carry folding: a nonzero
-    sum that is a multiple of 0xFFFF folds to 0xFFFF, so the checksum is 0, not 0xFFFF)."""
-    s = sum(int.from_bytes(data[i:i + 2], "big") for i in range(0, len(data), 2))
-    while s >> 16:
-        s = (s & 0xFFFF) + (s >> 16)
-    return ~s & 0xFFFF
-
-
 def _build_compact(size: int, seq: int, index: int, tx_time: int, *, stream: int, flags: int,
                    headers: Headers) -> bytes:
     """A frame with the compact header (build())."""
+    from scapy.utils import checksum     # the IPv4 header checksum as Linux folds it
     if index >= COMPACT_TRAIN_MAX:
         raise ValueError(f"a compact frame's index is below {COMPACT_TRAIN_MAX} (the IPv4 "
                          f"identification), asked {index}")
@@ -231,7 +223,7 @@ def _build_compact(size: int, seq: int, index: int, tx_time: int, *, stream: int
     # The IPv4 identification is the index; the header checksum follows it.
     frame[l3 + 4:l3 + 6] = index.to_bytes(2, "big")
     frame[l3 + 10:l3 + 12] = bytes(2)
-    frame[l3 + 10:l3 + 12] = _inet_csum(bytes(frame[l3:l3 + IPV4.length])).to_bytes(2, "big")
+    frame[l3 + 10:l3 + 12] = checksum(bytes(frame[l3:l3 + IPV4.length])).to_bytes(2, "big")
     # UDP checksum 0 (none); the TX MAC writes tx_time at the SFD.
     frame[p:p + COMPACT_LEN] = COMPACT.pack(
         magic=MAGIC, seq=seq, tx_time=tx_time & ((1 << 64) - 1),

@@ -30,7 +30,9 @@ def user_value(code: int, arg: int) -> int:
 
 class Bench:
     def __init__(self, dut, r: random.Random, n: int = 4, pkt_init: int = 0, eth_prefixes=("s_eth", "m_eth"),
-                 clk=None, rst=None):
+                 clk=None, rst=None, user_ports: bool = True):
+        """user_ports False: the design drives FADE's user stream and command ports itself (a top
+        that embeds the core); the bench leaves them alone and needs none of them."""
         self.dut = dut
         self.r = r
         self.clk = clk if clk is not None else dut.clk
@@ -40,11 +42,12 @@ class Bench:
             self.sink = AxiStreamSink(AxiStreamBus.from_prefix(dut, eth_prefixes[1]), self.clk, rst)
             for m in (self.src, self.sink):
                 m.log.setLevel(logging.WARNING)   # no per-frame dumps of 8 KB frames
-        dut.s_axis_tvalid.value = 0
-        dut.s_axis_tdata.value = 0
-        dut.m_cmd_ready.value = 0
-        dut.s_rsp_valid.value = 0
-        dut.s_rsp_value.value = 0
+        if user_ports:
+            dut.s_axis_tvalid.value = 0
+            dut.s_axis_tdata.value = 0
+            dut.m_cmd_ready.value = 0
+            dut.s_rsp_valid.value = 0
+            dut.s_rsp_value.value = 0
         dut.cfg_local_mac.value = FPGA_MAC
         self.host = M.FadeHost(HOST_MAC, FPGA_MAC, n=n, first_pkt=pkt_init)
         self.count = {e: 0 for e in EVENTS}

@@ -151,8 +151,8 @@ module fp_p4_stage #(
     reg                    use_hash;      // the table is in the hash block (HASH_ENTRIES > 0)
     reg  [15:0]            gate_pos;
     reg  [AID_WIDTH-1:0]   def_aid;
-    reg  [15:0]            slot_off [0:SLOTS-1];
-    reg  [NWIN-1:0]        slot_win [0:SLOTS-1];   // one-hot: the 64-aligned window of slot_off
+    reg  [5:0]             slot_fine[0:SLOTS-1];   // the offset's low 6 bits: the shift in the window
+    reg  [NWIN-1:0]        slot_win [0:SLOTS-1];   // one-hot: the offset's 64-aligned window
     reg  [6:0]             slot_w   [0:SLOTS-1];
     reg  [32*DWD-1:0]      def_data;
 
@@ -165,7 +165,7 @@ module fp_p4_stage #(
             def_aid  <= {AID_WIDTH{1'b0}};
             def_data <= {32*DWD{1'b0}};
             for (k = 0; k < SLOTS; k = k + 1) begin
-                slot_off[k] <= 16'd0;
+                slot_fine[k] <= 6'd0;
                 slot_win[k] <= {{(NWIN-1){1'b0}}, 1'b1};
                 slot_w[k]   <= 7'd0;
             end
@@ -180,7 +180,7 @@ module fp_p4_stage #(
             end
             for (k = 0; k < SLOTS; k = k + 1) begin
                 if (cfg_wr_addr == 8'd2 + k[7:0]) begin
-                    slot_off[k] <= cfg_wr_data[15:0];
+                    slot_fine[k] <= cfg_wr_data[5:0];
                     slot_w[k]   <= cfg_wr_data[22:16];
                     for (kq = 0; kq < NWIN; kq = kq + 1) begin
                         slot_win[k][kq] <= cfg_wr_data[15:6] == kq[9:0];
@@ -255,7 +255,7 @@ module fp_p4_stage #(
         end
         for (s = 0; s < SLOTS; s = s + 1) begin
             r1_win[128*s +: 128] <= win_c[128*s +: 128];
-            r1_fine[6*s +: 6] <= slot_off[s][5:0];
+            r1_fine[6*s +: 6] <= slot_fine[s];
             r1_w[7*s +: 7]    <= (slot_w[s] > SLOT_BITS) ? SLOT_BITS[6:0] : slot_w[s];
         end
     end

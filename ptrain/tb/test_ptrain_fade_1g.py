@@ -50,20 +50,13 @@ PARAMS = {"PPS_INTERVAL_NS": 100000, "FADE_N": 2, "FADE_TIMEOUT": 20000, "RECORD
 LINE = 1000            # records of the line-rate run
 
 
-class _Stub:
-    """A port of fp_fade_1g that the top drives itself (the bench only writes it)."""
-    value = 0
-
-
 class FadeView:
     """fp_fade_1g's port names, for fade_bench.PinBench, on the top: its clock and reset and the
-    FADE core's state; the user stream and command ports are the top's own (stubs here)."""
+    FADE core's state (the top drives the core's user stream and command ports itself)."""
 
     def __init__(self, dut):
         self.clk, self.rst, self.state = dut.clk, dut.rst, dut.fade_state
         self.cfg_local_mac = dut.cfg_local_mac
-        for n in ("s_axis_tvalid", "s_axis_tdata", "m_cmd_ready", "s_rsp_valid", "s_rsp_value"):
-            setattr(self, n, _Stub())
 
 
 class PtrainDriver(Driver):
@@ -141,7 +134,7 @@ async def setup(dut, delay: int, plan: Plan | None = None):
     wire = GmiiWire(dut, delay, plan)
     src = GmiiSource(dut.mgmt_gmii_rxd, dut.mgmt_gmii_rx_er, dut.mgmt_gmii_rx_dv, dut.clk, dut.rst)
     sink = GmiiSink(dut.mgmt_gmii_txd, dut.mgmt_gmii_tx_er, dut.mgmt_gmii_tx_en, dut.clk, dut.rst)
-    b = PinBench(FadeView(dut), rng(), src, sink, GmiiFrame, n=PARAMS["FADE_N"])
+    b = PinBench(FadeView(dut), rng(), src, sink, GmiiFrame, n=PARAMS["FADE_N"], user_ports=False)
     t = PtrainDriver(dut)
     w = Watch(dut)
     await start(dut, period_ns=PERIOD_NS)

@@ -192,7 +192,22 @@ def test_build_refuses_what_the_format_cannot_carry():
         fr.build(100, 0, 0, 3, 3, 0)
 
 
-@pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark is not installed")
+needs_tshark = pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark is not installed")
+
+
+def _tshark_fields(tmp_path, frames: list, fields: list[str], *options: str) -> list[list[str]]:
+    """The frames in a pcapng, read back by tshark with the pktgen heuristic on: one row of the
+    fields per frame."""
+    path = tmp_path / "t.pcapng"
+    cap.write_pcapng(path, frames)
+    out = subprocess.run(["tshark", "-n", "-r", str(path), "--enable-heuristic", "pktgen_udp", *options,
+                          "-T", "fields", *[x for f in fields for x in ("-e", f)]],
+                         capture_output=True, text=True, timeout=60, env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"})
+    assert out.returncode == 0, out.stderr
+    return [line.split("\t") for line in out.stdout.splitlines()]
+
+
+@needs_tshark
 def test_wireshark_recognises_the_pktgen_header(tmp_path):
     """Wireshark's pktgen dissector is a heuristic UDP dissector (pktgen_udp, on by default; no
     port registration, so `-d udp.port==9,pktgen` does not apply): it takes the frames by their
@@ -200,36 +215,23 @@ def test_wireshark_recognises_the_pktgen_header(tmp_path):
     checksum good (status 1)."""
     frames = [cap.Captured(fr.build(200 + 10 * i, 1000 + i, 0, i, 4, T0 + i * (1000 << 16), headers=h), T0, 0)
               for i, h in enumerate(VARIANTS)]
-    path = tmp_path / "t.pcapng"
-    cap.write_pcapng(path, frames)
-    out = subprocess.run(["tshark", "-n", "-r", str(path), "--enable-heuristic", "pktgen_udp",
-                          "-o", "udp.check_checksum:TRUE", "-T", "fields", "-e", "pktgen.magic",
-                          "-e", "pktgen.seqnum", "-e", "pktgen.tvsec", "-e", "pktgen.tvusec",
-                          "-e", "udp.checksum.status"],
-                         capture_output=True, text=True, timeout=60, env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"})
-    assert out.returncode == 0, out.stderr
-    rows = [line.split("\t") for line in out.stdout.splitlines()]
+    rows = _tshark_fields(tmp_path, frames, ["pktgen.magic", "pktgen.seqnum", "pktgen.tvsec", "pktgen.tvusec",
+                                             "udp.checksum.status"], "-o", "udp.check_checksum:TRUE")
     assert len(rows) == 4
     for i, row in enumerate(rows):
         sec, usec = fr.pktgen_time(T0 + i * (1000 << 16))
         assert row == ["0xbe9be955", str(1000 + i), str(sec), str(usec), "1"], row
 
 
-@pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark is not installed")
+@needs_tshark
 def test_wireshark_recognises_compact_frames(tmp_path):
     """A compact frame (64 bytes with FCS) is still a pktgen frame for Wireshark, with its
     sequence number; the seconds/microseconds it shows are tx_time's two 32-bit halves
     (meaningless); the IPv4 identification is the index."""
     frames = [cap.Captured(fr.build(60 + 4 * (h.vlan is not None), 77 + i, 0, i, 2, T0, headers=h), T0, 0)
               for i, h in enumerate(VARIANTS[:2])]
-    path = tmp_path / "c.pcapng"
-    cap.write_pcapng(path, frames)
-    out = subprocess.run(["tshark", "-n", "-r", str(path), "--enable-heuristic", "pktgen_udp",
-                          "-T", "fields", "-e", "pktgen.magic", "-e", "pktgen.seqnum", "-e", "pktgen.tvsec",
-                          "-e", "pktgen.tvusec", "-e", "ip.id"],
-                         capture_output=True, text=True, timeout=60, env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"})
-    assert out.returncode == 0, out.stderr
-    rows = [line.split("\t") for line in out.stdout.splitlines()]
+    rows = _tshark_fields(tmp_path, frames, ["pktgen.magic", "pktgen.seqnum", "pktgen.tvsec", "pktgen.tvusec",
+                                             "ip.id"])
     tx = T0 & (2**64 - 1)
     assert [r[:4] for r in rows] == [["0xbe9be955", str(77 + i), str(tx >> 32), str(tx & 0xFFFFFFFF)]
                                      for i in range(2)], rows
