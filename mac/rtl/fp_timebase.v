@@ -16,6 +16,8 @@
 //             edge still uses the old offset; from the second cycle on every step is the nominal
 //             increment plus adj_delta. Range +-0.5 ns per cycle (+-6 % at 8 ns); one unit is
 //             2^-32 ns per cycle, 0.03 ppb at 125 MHz. Reset clears it to 0.
+// now_next:   the value `now` takes at the next edge (combinational: reset, set or count + step);
+//             a register loaded with it every cycle equals `now` in every cycle.
 // pps:        asynchronous input, synchronized by fp_sync_level (2 flops). On each rising edge
 //             pps_valid pulses for one cycle with pps_time = the value `now` showed in the
 //             cycle that began with the clock edge at which the first synchronizer flop first
@@ -45,6 +47,7 @@ module fp_timebase #(
     input  wire        rst,
 
     output wire [63:0] now,
+    output wire [63:0] now_next,
 
     input  wire        set_valid,
     input  wire [63:0] set_time,
@@ -110,6 +113,8 @@ module fp_timebase #(
     wire [47:0] hi_set  = (lo_set[32] == adj_q[31]) ? INC_HI :
                           lo_set[32] ? INC_HI + 48'd1 : INC_HI - 48'd1;
 
+    wire [79:0] count_sum = count_q + step_q;
+
     always @(posedge clk) begin
         if (rst) begin
             count_q <= 80'd0;
@@ -124,7 +129,7 @@ module fp_timebase #(
                 carry_q <= CARRY2;
                 acc_q   <= ACC2;
             end else begin
-                count_q <= count_q + step_q;
+                count_q <= count_sum;
                 step_q  <= {hi_sum, lo_sum[31:0]};
                 carry_q <= carry;
                 acc_q   <= acc_next;
@@ -136,6 +141,10 @@ module fp_timebase #(
     end
 
     assign now = count_q[79:16];
+    // What `now` shows after the next edge (the count's D input): a client that registers it
+    // holds a copy of `now` placed beside its consumers (one adder and a wire, not the wire from
+    // the count to every consumer).
+    assign now_next = rst ? 64'd0 : set_valid ? set_time : count_sum[79:16];
 
     // ---- PPS capture ---------------------------------------------------------------------------
     wire        pps_sync;

@@ -206,6 +206,29 @@ async def reset_clears(dut):
         assert await now(dut) == (n * num << 16) // den
 
 
+@cocotb.test()
+async def now_next_predicts_now(dut):
+    """now_next in every cycle equals the `now` after the next edge, through random sets, rate
+    adjustments and a reset (a register loaded with it is a copy of `now`)."""
+    r = rng()
+    await setup(dut)
+    for cycle in range(400):
+        dut.set_valid.value = int(r.random() < 0.05)
+        dut.set_time.value = r.getrandbits(64)
+        dut.adj_valid.value = int(r.random() < 0.1)
+        dut.adj_delta.value = r.getrandbits(31) >> r.randint(0, 30)
+        dut.rst.value = int(cycle in (150, 151))
+        await ReadOnly()
+        predicted = int(dut.now_next.value)
+        await RisingEdge(dut.clk)
+        await ReadOnly()
+        assert int(dut.now.value) == predicted, cycle
+        await Timer(1, unit="ns")
+    dut.set_valid.value = 0
+    dut.adj_valid.value = 0
+    dut.rst.value = 0
+
+
 @pytest.mark.parametrize("num,den", [(8, 1), (32, 5), (5, 1), (20, 3)])
 def test_timebase(num, den):
     runner.run("fp_timebase", __name__, {"PERIOD_NUM": num, "PERIOD_DEN": den})

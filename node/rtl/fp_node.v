@@ -273,7 +273,7 @@ module fp_node #(
     wire [63:0] now;
     /* verilator lint_off PINCONNECTEMPTY */
     fp_timebase #(.PERIOD_NUM(8), .PERIOD_DEN(1)) u_time (
-        .clk(port_clk), .rst(port_rst), .now(now),
+        .clk(port_clk), .rst(port_rst), .now(now), .now_next(),
         .set_valid(1'b0), .set_time(64'd0), .adj_valid(1'b0), .adj_delta(32'd0),
         .pps(1'b0), .pps_valid(), .pps_time()
     );

@@ -75,11 +75,20 @@ module fp_ptrain_10g #(
     wire            rx_tvalid, rx_tlast;
     wire [63:0]     rx_ts;
 
+    // The MAC's copy of `now`: a register loaded with the clock's now_next equals `now` in every
+    // cycle, and the placer puts it beside the MAC (the stamp -> data byte -> FCS path then starts
+    // at a register next to it, not at the timebase's count across the chip).
+    wire [63:0] now_next;
+    reg  [63:0] mac_now;
+    always @(posedge clk) begin
+        mac_now <= now_next;
+    end
+
     fp_ptrain_core #(
         .DATA_WIDTH(64), .PERIOD_NUM(32), .PERIOD_DEN(5), .PPS_INTERVAL_NS(PPS_INTERVAL_NS),
         .RULES(RULES), .STREAMS(STREAMS), .WINDOW(WINDOW), .RECORD_DEPTH(RECORD_DEPTH)
     ) u_core (
-        .clk(clk), .rst(rst), .pps(pps), .now(now),
+        .clk(clk), .rst(rst), .pps(pps), .now(now), .now_next(now_next),
         .m_axis_tx_tdata(tx_tdata), .m_axis_tx_tkeep(tx_tkeep), .m_axis_tx_tvalid(tx_tvalid),
         .m_axis_tx_tready(tx_tready), .m_axis_tx_tlast(tx_tlast), .m_axis_tx_tuser(tx_tuser),
         .m_axis_tx_ts_insert(tx_ts_insert), .m_axis_tx_ts_mode(tx_ts_mode), .m_axis_tx_ts_offset(tx_ts_offset),
@@ -100,7 +109,7 @@ module fp_ptrain_10g #(
     fp_eth_mac_10g u_mac (
         .clk(clk), .rst(rst),
         .xgmii_rxd(xgmii_rxd), .xgmii_rxc(xgmii_rxc), .xgmii_txd(xgmii_txd), .xgmii_txc(xgmii_txc),
-        .ts_now(now),
+        .ts_now(mac_now),
         .m_axis_tdata(rx_tdata), .m_axis_tkeep(rx_tkeep), .m_axis_tvalid(rx_tvalid),
         .m_axis_tlast(rx_tlast), .m_axis_tuser(rx_tuser), .m_axis_ts(rx_ts),
         .s_axis_tdata(tx_tdata), .s_axis_tkeep(tx_tkeep), .s_axis_tvalid(tx_tvalid),

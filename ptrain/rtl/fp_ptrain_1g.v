@@ -76,11 +76,20 @@ module fp_ptrain_1g #(
     wire            rx_tvalid, rx_tlast;
     wire [63:0]     rx_ts;
 
+    // The MAC's copy of `now`: a register loaded with the clock's now_next equals `now` in every
+    // cycle, and the placer puts it beside the MAC (the stamp -> data byte -> FCS path then starts
+    // at a register next to it, not at the timebase's count across the chip).
+    wire [63:0] now_next;
+    reg  [63:0] mac_now;
+    always @(posedge clk) begin
+        mac_now <= now_next;
+    end
+
     fp_ptrain_core #(
         .DATA_WIDTH(8), .PERIOD_NUM(8), .PERIOD_DEN(1), .PPS_INTERVAL_NS(PPS_INTERVAL_NS),
         .RULES(RULES), .STREAMS(STREAMS), .WINDOW(WINDOW), .RECORD_DEPTH(RECORD_DEPTH)
     ) u_core (
-        .clk(clk), .rst(rst), .pps(pps), .now(now),
+        .clk(clk), .rst(rst), .pps(pps), .now(now), .now_next(now_next),
         .m_axis_tx_tdata(tx_tdata), .m_axis_tx_tkeep(tx_tkeep), .m_axis_tx_tvalid(tx_tvalid),
         .m_axis_tx_tready(tx_tready), .m_axis_tx_tlast(tx_tlast), .m_axis_tx_tuser(tx_tuser),
         .m_axis_tx_ts_insert(tx_ts_insert), .m_axis_tx_ts_mode(tx_ts_mode), .m_axis_tx_ts_offset(tx_ts_offset),
@@ -103,7 +112,7 @@ module fp_ptrain_1g #(
         .tx_clk(clk), .tx_rst(rst), .tx_clk_en(1'b1), .mii_select(1'b0),
         .gmii_rxd(gmii_rxd), .gmii_rx_dv(gmii_rx_dv), .gmii_rx_er(gmii_rx_er),
         .gmii_txd(gmii_txd), .gmii_tx_en(gmii_tx_en), .gmii_tx_er(gmii_tx_er),
-        .rx_ts_now(now), .tx_ts_now(now),
+        .rx_ts_now(mac_now), .tx_ts_now(mac_now),
         .m_axis_tdata(rx_tdata), .m_axis_tkeep(rx_tkeep), .m_axis_tvalid(rx_tvalid),
         .m_axis_tlast(rx_tlast), .m_axis_tuser(rx_tuser), .m_axis_ts(rx_ts),
         .s_axis_tdata(tx_tdata), .s_axis_tkeep(tx_tkeep), .s_axis_tvalid(tx_tvalid),

@@ -39,6 +39,7 @@ module fp_ptrain_clock #(
 
     input  wire        pps,
     output wire [63:0] now,
+    output wire [63:0] now_next,    // what `now` shows after the next edge (fp_timebase)
     output wire        pps_valid,
     output wire [63:0] pps_time,
 
@@ -74,6 +75,7 @@ module fp_ptrain_clock #(
         .clk(clk),
         .rst(rst),
         .now(now),
+        .now_next(now_next),
         .set_valid(set_valid),
         .set_time(set_time),
         .adj_valid(adj_valid),

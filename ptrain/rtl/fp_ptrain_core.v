@@ -39,6 +39,7 @@ module fp_ptrain_core #(
     input  wire                      rst,
     input  wire                      pps,
     output wire [63:0]               now,
+    output wire [63:0]               now_next,   // `now` after the next edge: for registered copies
 
     // to the TX MAC
     output wire [DATA_WIDTH-1:0]     m_axis_tx_tdata,
@@ -220,7 +221,7 @@ module fp_ptrain_core #(
     fp_ptrain_clock #(
         .PERIOD_NUM(PERIOD_NUM), .PERIOD_DEN(PERIOD_DEN), .PPS_INTERVAL_NS(PPS_INTERVAL_NS)
     ) u_clock (
-        .clk(clk), .rst(rst), .pps(pps), .now(now), .pps_valid(), .pps_time(),
+        .clk(clk), .rst(rst), .pps(pps), .now(now), .now_next(now_next), .pps_valid(), .pps_time(),
         .cfg_enable(clk_enable), .cfg_tod_ns(clk_tod_ns), .cfg_kp_shift(clk_kp_shift),
         .cfg_ki_shift(clk_ki_shift), .cfg_lock_ns(clk_lock_ns), .cfg_step_ns(clk_step_ns),
         .cfg_reject_ns(clk_reject_ns),
