@@ -12,7 +12,7 @@
 // says what a plesiochronous receive clock would need.
 // Latency:    the parts' own (register writes take effect in the register block's 1 cycle): the
 //             generator's first beat 15 cycles after the gen_ctrl.start write's strobe (1 for
-//             the strobe register + 14, fp_ptrain_gen), a record 14 cycles after the frame's
+//             the strobe register + 14, fp_ptrain_gen), a record 15 cycles after the frame's
 //             tlast beat (fp_ptrain_rx), the servo's correction after each PPS (fp_pps_servo).
 // Throughput: as the parts: frames back to back at line rate in both directions.
 // Bad input:  as the parts: refused generator starts and malformed or foreign received frames are

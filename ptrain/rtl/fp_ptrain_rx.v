@@ -37,10 +37,11 @@
 //      reordered without a duplicate check. Lost = (highest - first + 1) - unique; lost as the
 //      analyser counts it (whole trains and train tails) = (train_end - train_first) - unique.
 //
-// Latency:    14 cycles from the tlast beat of a frame to its record valid on m_axis (m_axis
-//             ready, record FIFO empty): 7 to classify (E0..E6), 4 for the stream window
-//             (T1..T4), 3 from the FIFO's write to m_axis. The per-frame counters show a frame 8
-//             cycles after its tlast beat, the per-stream ones and stat_records 12.
+// Latency:    15 cycles from the tlast beat of a frame to its record valid on m_axis (m_axis
+//             ready, record FIFO empty): 1 for the input register (the s_axis_* ports are
+//             registered before any use), 7 to classify (E0..E6), 4 for the stream window
+//             (T1..T4), 3 from the FIFO's write to m_axis. The per-frame counters show a frame 9
+//             cycles after its tlast beat, the per-stream ones and stat_records 13.
 // Throughput: every frame at line rate on both widths, back to back without any gap between
 //             frames (frames of any size, any gaps, inside frames too): the parser takes a beat
 //             per cycle and classifies a frame per cycle; the stream window is a pipeline of 5
@@ -241,10 +242,31 @@ module fp_ptrain_rx #(
     integer i, j, k, r;
 
     // ------------------------------------------------------------------------------------------
-    // Input: byte position, header buffer, type flags
+    // Input register: the MAC's stream (no tready) registered at the boundary, so that its
+    // tvalid, which enables the whole header buffer, leaves a flip-flop of this module. Nothing
+    // below uses s_axis_* directly.
 
-    reg  [NW-1:0]     pos_q;       // bytes of the frame before the current beat (saturating)
-    reg  [7:0]        bidx_q;      // beat index in the frame, saturating at HB_BEATS
+    reg  [DATA_WIDTH-1:0] in_data;
+    reg  [KEEP_WIDTH-1:0] in_keep;
+    reg                   in_valid, in_last, in_bad;
+    reg  [63:0]           in_ts;
+    always @(posedge clk) begin
+        in_data  <= s_axis_tdata;
+        in_keep  <= s_axis_tkeep;
+        in_last  <= s_axis_tlast;
+        in_bad   <= s_axis_tuser[0];
+        in_ts    <= s_axis_ts;
+        in_valid <= !rst && s_axis_tvalid;
+    end
+
+    // ------------------------------------------------------------------------------------------
+    // Byte position, header buffer, type flags
+
+    reg  [NW-1:0]       pos_q;     // bytes of the frame before the current beat (saturating)
+    // The beat position, one-hot: bit k while the current beat is beat k of the frame (k <
+    // HB_BEATS); all zero past the header (the bit shifts out and nothing is set again until
+    // the next frame's first beat). Each buffer byte's enable is in_valid and one of its bits.
+    reg  [HB_BEATS-1:0] beat_q;
     // The frame's first HB bytes: byte i at [8*(HB-1-i) +: 8]. The first type's second byte
     // (13) is only read through the type flags (fl_*), as it arrives.
     /* verilator lint_off UNUSEDSIGNAL */
@@ -255,7 +277,7 @@ module fp_ptrain_rx #(
     always @* begin
         keep_cnt = {KW{1'b0}};
         for (i = 0; i < KEEP_WIDTH; i = i + 1) begin
-            if (s_axis_tkeep[i]) begin
+            if (in_keep[i]) begin
                 keep_cnt = i[KW-1:0] + 1'b1;
             end
         end
@@ -263,25 +285,24 @@ module fp_ptrain_rx #(
 
     wire [NW:0]   pos_next = {1'b0, pos_q} + {1'b0, N_BYTES};
     wire [NW:0]   pos_end  = {1'b0, pos_q} + {{(NW+1-KW){1'b0}}, keep_cnt};
-    localparam [7:0] HB_BEATS8 = HB_BEATS[7:0];
+    localparam [HB_BEATS-1:0] BEAT0 = {{(HB_BEATS-1){1'b0}}, 1'b1};
 
     always @(posedge clk) begin
         if (rst) begin
             pos_q  <= {NW{1'b0}};
-            bidx_q <= 8'd0;
-        end else if (s_axis_tvalid) begin
-            pos_q  <= s_axis_tlast ? {NW{1'b0}} : (pos_next[NW] ? NMAX : pos_next[NW-1:0]);
-            bidx_q <= s_axis_tlast ? 8'd0 : (bidx_q == HB_BEATS8 ? bidx_q : bidx_q + 8'd1);
+            beat_q <= BEAT0;
+        end else if (in_valid) begin
+            pos_q  <= in_last ? {NW{1'b0}} : (pos_next[NW] ? NMAX : pos_next[NW-1:0]);
+            beat_q <= in_last ? BEAT0 : (beat_q << 1);
         end
     end
 
     generate
         for (gi = 0; gi < HB; gi = gi + 1) begin : g_hb
-            localparam integer BEAT_I = gi / BYTES;
-            localparam [7:0] BEAT = BEAT_I[7:0];
+            localparam integer BEAT = gi / BYTES;
             always @(posedge clk) begin
-                if (s_axis_tvalid && bidx_q == BEAT) begin
-                    hb_q[8*(HB-1-gi) +: 8] <= s_axis_tdata[8*(gi % BYTES) +: 8];
+                if (in_valid && beat_q[BEAT]) begin
+                    hb_q[8*(HB-1-gi) +: 8] <= in_data[8*(gi % BYTES) +: 8];
                 end
             end
         end
@@ -295,23 +316,22 @@ module fp_ptrain_rx #(
         for (gi = 0; gi < 3; gi = gi + 1) begin : g_flag
             localparam integer P      = ET0_OFF + TAG_LEN * gi;   // the type's first byte
             localparam integer LANE   = (P + 1) % BYTES;          // the lane of its second byte
-            localparam integer BEAT_I = (P + 1) / BYTES;
-            localparam [7:0]   BEAT   = BEAT_I[7:0];
+            localparam integer BEAT   = (P + 1) / BYTES;
             wire [15:0] t;
             if (BYTES > 1) begin : g_wide   // both bytes in one beat (P is even)
-                assign t = {s_axis_tdata[8*(LANE-1) +: 8], s_axis_tdata[8*LANE +: 8]};
+                assign t = {in_data[8*(LANE-1) +: 8], in_data[8*LANE +: 8]};
             end else begin : g_byte         // the first byte is in the buffer already
-                assign t = {hb_q[8*(HB-1-P) +: 8], s_axis_tdata[7:0]};
+                assign t = {hb_q[8*(HB-1-P) +: 8], in_data[7:0]};
             end
             always @(posedge clk) begin
-                if (s_axis_tvalid && bidx_q == BEAT) begin
+                if (in_valid && beat_q[BEAT]) begin
                     fl_v4[gi] <= t == ET_IPV4;
                     fl_v6[gi] <= t == ET_IPV6;
                 end
             end
             if (gi < 2) begin : g_tpid
                 always @(posedge clk) begin
-                    if (s_axis_tvalid && bidx_q == BEAT) begin
+                    if (in_valid && beat_q[BEAT]) begin
                         fl_tpid[gi] <= t == TPID_Q || t == TPID_AD;
                     end
                 end
@@ -477,11 +497,11 @@ module fp_ptrain_rx #(
     wire [31:0] cs_next = (cs3_first ? 32'd0 : cs_acc_q) + {13'd0, cs3_sum};
 
     always @(posedge clk) begin
-        cs1_d      <= s_axis_tdata;
-        cs1_k      <= s_axis_tkeep;
+        cs1_d      <= in_data;
+        cs1_k      <= in_keep;
         cs1_q      <= pos_q;
         cs1_first  <= pos_q == {NW{1'b0}};
-        cs1_last   <= s_axis_tlast;
+        cs1_last   <= in_last;
         cs1_hi_all <= !lim_applies || beat_lt;
         cs1_hi_eq  <= BYTES > 1 && beat_eq;       // (8 bits: the end's own byte is out)
         cs1_lim_lo <= BYTES > 1 ? lim_q[2:0] : 3'd0;
@@ -502,7 +522,7 @@ module fp_ptrain_rx #(
             cs2_v <= 1'b0;
             cs3_v <= 1'b0;
         end else begin
-            cs1_v <= s_axis_tvalid;
+            cs1_v <= in_valid;
             cs2_v <= cs1_v;
             cs3_v <= cs2_v;
         end
@@ -519,12 +539,12 @@ module fp_ptrain_rx #(
     reg  [NW-1:0]     e0_n;
     reg  [63:0]       e0_ts;
     always @(posedge clk) begin
-        if (s_axis_tvalid && s_axis_tlast) begin
+        if (in_valid && in_last) begin
             e0_n   <= pos_end[NW] ? NMAX : pos_end[NW-1:0];
-            e0_bad <= s_axis_tuser[0];
-            e0_ts  <= s_axis_ts;
+            e0_bad <= in_bad;
+            e0_ts  <= in_ts;
         end
-        e0_v <= !rst && s_axis_tvalid && s_axis_tlast;
+        e0_v <= !rst && in_valid && in_last;
     end
 
     reg               e1_v, e1_bad;

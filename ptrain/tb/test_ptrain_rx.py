@@ -30,9 +30,9 @@ from fastpath.ptrain import record as rec
 from fastpath.sim import runner
 from fastpath.sim.tb import BeatMonitor, params, pauses, rng, start, uint
 
-LATENCY = 14          # tlast beat -> record valid on m_axis (module header)
-COUNT_FRAME = 8       # tlast beat -> the per-frame counters show the frame
-COUNT_STREAM = 12     # tlast beat -> the per-stream counters and stat_records show it
+LATENCY = 15          # tlast beat -> record valid on m_axis (module header)
+COUNT_FRAME = 9       # tlast beat -> the per-frame counters show the frame
+COUNT_STREAM = 13     # tlast beat -> the per-stream counters and stat_records show it
 MASK32 = 0xFFFFFFFF
 TPIDS = (0x8100, 0x88A8)
 GLOBAL = ("frames", "not_selected", "foreign", "truncated", "bad_length", "fragment", "bad_checksum",
