@@ -326,7 +326,7 @@ def measure(quick: bool = False, rt_prio: int | None = 50) -> dict:
     for mbps in (100, 1000, 4000):
         one(f"capacity, 1000 B offered at {mbps} Mb/s", count=n, size=1000, rate_mbps=mbps, train_len=100)
     one("loss 5 %, 1000 B every 5 us", count=n, size=1000, gap_ns=5000, train_len=100, loss_pct=5)
-    one("fastest, 84 B, no TX stamps", count=10 * n, size=84, gap_ns=0, train_len=1000,
+    one("fastest, 60 B (compact header), no TX stamps", count=10 * n, size=60, gap_ns=0, train_len=1000,
         tx_stamps=False, train_gap_ns=0)
     one("fastest, 1000 B, with TX stamps", count=n, size=1000, gap_ns=0, train_len=100)
     return out
