@@ -107,6 +107,17 @@ def _reg_logic(rm: RegMap, r: Register, index: str | None, ind: str) -> list[str
             sel = _wr_sel(r, w, index)
             L.append(f"{ind}wire {sel} = bus_wr_en && {_sel(rm, r, w, index, write=True)};")
     if r.access == "rw":
+        # The byte lanes' enables are registered (one flip-flop per lane the register uses) and
+        # the storage loads bus_wr_data_q with them a cycle after the commit: each enable drives
+        # only its lane's flip-flops, and the commit's fan-out to every word ends in a register.
+        lanes = sorted({(word, lane) for f in r.fields for word, lane, *_ in _lanes(r, f)})
+        we = {wl: f"{_wr_sel(r, wl[0], index)}_we{wl[1]}" for wl in lanes}
+        for (word, lane), n in we.items():
+            L.append(f"{ind}reg  {n};")
+        L.append(f"{ind}always @(posedge clk) begin")
+        for (word, lane), n in we.items():
+            L.append(f"{ind}    {n} <= !rst && {_wr_sel(r, word, index)} && bus_wr_strb[{lane}];")
+        L.append(f"{ind}end")
         L.append(f"{ind}always @(posedge clk) begin")
         L.append(f"{ind}    if (rst) begin")
         for f in r.fields:
@@ -116,8 +127,8 @@ def _reg_logic(rm: RegMap, r: Register, index: str | None, ind: str) -> list[str
         for f in r.fields:
             for word, lane, fhi, flo, dhi, dlo in _lanes(r, f):
                 q = _slice(f"{r.port(f)}_q", f.width, fhi, flo, count, index)
-                d = f"bus_wr_data[{dhi}:{dlo}]" if dhi != dlo else f"bus_wr_data[{dhi}]"
-                L.append(f"{ind}        if ({_wr_sel(r, word, index)} && bus_wr_strb[{lane}]) {q} <= {d};")
+                d = f"bus_wr_data_q[{dhi}:{dlo}]" if dhi != dlo else f"bus_wr_data_q[{dhi}]"
+                L.append(f"{ind}        if ({we[(word, lane)]}) {q} <= {d};")
         L.append(f"{ind}    end")
         L.append(f"{ind}end")
     elif r.access == "w1c":
@@ -442,6 +453,13 @@ def render_verilog(rm: RegMap) -> str:
 
     # what follows uses the bus signals; those it does not use are collected in `unused`
     D = ["    // ---- Registers", *_declarations(rm)]
+    if any(r.access == "rw" for r in rm.registers):
+        D += ["    // rw registers load the write data a cycle after the commit, with their lanes'",
+              "    // registered enables (the update lands with bvalid, before any later read samples it).",
+              "    reg  [31:0] bus_wr_data_q;",
+              "    always @(posedge clk) begin",
+              "        bus_wr_data_q <= bus_wr_data;",
+              "    end"]
     for r in rm.registers:
         if r.array is None and not (r.access == "ro" and r.width == 32):
             D += ["", f"    // {r.name} ({r.access}, {r.width}-bit) at 0x{r.offset:x}"]

@@ -119,17 +119,33 @@ module fp_fastpath_id_regs (
     reg  [31:0]      cycles_hi_q;
 
     assign scratch = scratch_q;
+    // rw registers load the write data a cycle after the commit, with their lanes'
+    // registered enables (the update lands with bvalid, before any later read samples it).
+    reg  [31:0] bus_wr_data_q;
+    always @(posedge clk) begin
+        bus_wr_data_q <= bus_wr_data;
+    end
 
     // scratch (rw, 32-bit) at 0x8
     wire bus_wr_scratch = bus_wr_en && bus_wr_sel_q[0];
+    reg  bus_wr_scratch_we0;
+    reg  bus_wr_scratch_we1;
+    reg  bus_wr_scratch_we2;
+    reg  bus_wr_scratch_we3;
+    always @(posedge clk) begin
+        bus_wr_scratch_we0 <= !rst && bus_wr_scratch && bus_wr_strb[0];
+        bus_wr_scratch_we1 <= !rst && bus_wr_scratch && bus_wr_strb[1];
+        bus_wr_scratch_we2 <= !rst && bus_wr_scratch && bus_wr_strb[2];
+        bus_wr_scratch_we3 <= !rst && bus_wr_scratch && bus_wr_strb[3];
+    end
     always @(posedge clk) begin
         if (rst) begin
             scratch_q <= 32'h00000000;
         end else begin
-            if (bus_wr_scratch && bus_wr_strb[0]) scratch_q[7:0] <= bus_wr_data[7:0];
-            if (bus_wr_scratch && bus_wr_strb[1]) scratch_q[15:8] <= bus_wr_data[15:8];
-            if (bus_wr_scratch && bus_wr_strb[2]) scratch_q[23:16] <= bus_wr_data[23:16];
-            if (bus_wr_scratch && bus_wr_strb[3]) scratch_q[31:24] <= bus_wr_data[31:24];
+            if (bus_wr_scratch_we0) scratch_q[7:0] <= bus_wr_data_q[7:0];
+            if (bus_wr_scratch_we1) scratch_q[15:8] <= bus_wr_data_q[15:8];
+            if (bus_wr_scratch_we2) scratch_q[23:16] <= bus_wr_data_q[23:16];
+            if (bus_wr_scratch_we3) scratch_q[31:24] <= bus_wr_data_q[31:24];
         end
     end
 

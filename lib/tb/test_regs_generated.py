@@ -310,6 +310,7 @@ def check(rm: regs.RegMap, rows: list, extra_sets=()) -> dict:
     assert quiet_reads > 0 or not ar, "no read ran without backpressure: the latency went unchecked"
     _, commits = write_pipeline(rows, start)
     assert len(commits) >= len(b_off)
+    words = rm.words()
     quiet_writes = 0
     for k in range(len(b_off)):
         c, s = max(aw[k], wd[k]), commits[k]
@@ -318,8 +319,12 @@ def check(rm: regs.RegMap, rows: list, extra_sets=()) -> dict:
             assert b_off[k] == c + regs.WRITE_LATENCY, \
                 f"write {k}: AW/W at {aw[k]}/{wd[k]}, bvalid at {b_off[k]} (latency {regs.WRITE_LATENCY})"
             quiet_writes += 1
-        events[s].append((1, "write", k, rows[aw[k]]["s_axil_awaddr"] & ~3, rows[wd[k]]["s_axil_wdata"],
-                          rows[wd[k]]["s_axil_wstrb"], b_off[k]))
+        # rw registers load the data a cycle after the commit (registered lane enables)
+        addr = rows[aw[k]]["s_axil_awaddr"] & ~3
+        hit = words.get(addr)
+        at = s + 1 if hit is not None and hit[0].access == "rw" else s
+        events[at].append((1, "write", k, addr, rows[wd[k]]["s_axil_wdata"],
+                           rows[wd[k]]["s_axil_wstrb"], b_off[k]))
     assert quiet_writes > 0 or not aw, "no write ran without backpressure: the latency went unchecked"
     set_ports = [n for n, _ in _inputs(rm)[1]]
     for c in range(start, len(rows)):

@@ -295,17 +295,33 @@ module fp_node_regs (
     assign ts_cfg_by_type = ts_cfg_by_type_q;
     assign ts_cfg_offset = ts_cfg_offset_q;
     assign ts_match_ethertype = ts_match_ethertype_q;
+    // rw registers load the write data a cycle after the commit, with their lanes'
+    // registered enables (the update lands with bvalid, before any later read samples it).
+    reg  [31:0] bus_wr_data_q;
+    always @(posedge clk) begin
+        bus_wr_data_q <= bus_wr_data;
+    end
 
     // scratch (rw, 32-bit) at 0x8
     wire bus_wr_scratch = bus_wr_en && bus_wr_sel_q[0];
+    reg  bus_wr_scratch_we0;
+    reg  bus_wr_scratch_we1;
+    reg  bus_wr_scratch_we2;
+    reg  bus_wr_scratch_we3;
+    always @(posedge clk) begin
+        bus_wr_scratch_we0 <= !rst && bus_wr_scratch && bus_wr_strb[0];
+        bus_wr_scratch_we1 <= !rst && bus_wr_scratch && bus_wr_strb[1];
+        bus_wr_scratch_we2 <= !rst && bus_wr_scratch && bus_wr_strb[2];
+        bus_wr_scratch_we3 <= !rst && bus_wr_scratch && bus_wr_strb[3];
+    end
     always @(posedge clk) begin
         if (rst) begin
             scratch_q <= 32'h00000000;
         end else begin
-            if (bus_wr_scratch && bus_wr_strb[0]) scratch_q[7:0] <= bus_wr_data[7:0];
-            if (bus_wr_scratch && bus_wr_strb[1]) scratch_q[15:8] <= bus_wr_data[15:8];
-            if (bus_wr_scratch && bus_wr_strb[2]) scratch_q[23:16] <= bus_wr_data[23:16];
-            if (bus_wr_scratch && bus_wr_strb[3]) scratch_q[31:24] <= bus_wr_data[31:24];
+            if (bus_wr_scratch_we0) scratch_q[7:0] <= bus_wr_data_q[7:0];
+            if (bus_wr_scratch_we1) scratch_q[15:8] <= bus_wr_data_q[15:8];
+            if (bus_wr_scratch_we2) scratch_q[23:16] <= bus_wr_data_q[23:16];
+            if (bus_wr_scratch_we3) scratch_q[31:24] <= bus_wr_data_q[31:24];
         end
     end
 
@@ -321,6 +337,12 @@ module fp_node_regs (
 
     // ctrl (rw, 32-bit) at 0x24
     wire bus_wr_ctrl = bus_wr_en && bus_wr_sel_q[1];
+    reg  bus_wr_ctrl_we0;
+    reg  bus_wr_ctrl_we1;
+    always @(posedge clk) begin
+        bus_wr_ctrl_we0 <= !rst && bus_wr_ctrl && bus_wr_strb[0];
+        bus_wr_ctrl_we1 <= !rst && bus_wr_ctrl && bus_wr_strb[1];
+    end
     always @(posedge clk) begin
         if (rst) begin
             ctrl_learn_q <= 1'h1;
@@ -331,91 +353,151 @@ module fp_node_regs (
             ctrl_flood_host_q <= 1'h0;
             ctrl_prio_pcp_min_q <= 3'h4;
         end else begin
-            if (bus_wr_ctrl && bus_wr_strb[0]) ctrl_learn_q <= bus_wr_data[0];
-            if (bus_wr_ctrl && bus_wr_strb[0]) ctrl_host_link_local_q <= bus_wr_data[1];
-            if (bus_wr_ctrl && bus_wr_strb[0]) ctrl_host_arp_q <= bus_wr_data[2];
-            if (bus_wr_ctrl && bus_wr_strb[0]) ctrl_host_icmpv6_q <= bus_wr_data[3];
-            if (bus_wr_ctrl && bus_wr_strb[0]) ctrl_host_unknown_q <= bus_wr_data[4];
-            if (bus_wr_ctrl && bus_wr_strb[0]) ctrl_flood_host_q <= bus_wr_data[5];
-            if (bus_wr_ctrl && bus_wr_strb[1]) ctrl_prio_pcp_min_q <= bus_wr_data[10:8];
+            if (bus_wr_ctrl_we0) ctrl_learn_q <= bus_wr_data_q[0];
+            if (bus_wr_ctrl_we0) ctrl_host_link_local_q <= bus_wr_data_q[1];
+            if (bus_wr_ctrl_we0) ctrl_host_arp_q <= bus_wr_data_q[2];
+            if (bus_wr_ctrl_we0) ctrl_host_icmpv6_q <= bus_wr_data_q[3];
+            if (bus_wr_ctrl_we0) ctrl_host_unknown_q <= bus_wr_data_q[4];
+            if (bus_wr_ctrl_we0) ctrl_flood_host_q <= bus_wr_data_q[5];
+            if (bus_wr_ctrl_we1) ctrl_prio_pcp_min_q <= bus_wr_data_q[10:8];
         end
     end
 
     // release_ns (rw, 32-bit) at 0x28
     wire bus_wr_release_ns = bus_wr_en && bus_wr_sel_q[2];
+    reg  bus_wr_release_ns_we0;
+    reg  bus_wr_release_ns_we1;
+    reg  bus_wr_release_ns_we2;
+    reg  bus_wr_release_ns_we3;
+    always @(posedge clk) begin
+        bus_wr_release_ns_we0 <= !rst && bus_wr_release_ns && bus_wr_strb[0];
+        bus_wr_release_ns_we1 <= !rst && bus_wr_release_ns && bus_wr_strb[1];
+        bus_wr_release_ns_we2 <= !rst && bus_wr_release_ns && bus_wr_strb[2];
+        bus_wr_release_ns_we3 <= !rst && bus_wr_release_ns && bus_wr_strb[3];
+    end
     always @(posedge clk) begin
         if (rst) begin
             release_ns_q <= 32'h00000000;
         end else begin
-            if (bus_wr_release_ns && bus_wr_strb[0]) release_ns_q[7:0] <= bus_wr_data[7:0];
-            if (bus_wr_release_ns && bus_wr_strb[1]) release_ns_q[15:8] <= bus_wr_data[15:8];
-            if (bus_wr_release_ns && bus_wr_strb[2]) release_ns_q[23:16] <= bus_wr_data[23:16];
-            if (bus_wr_release_ns && bus_wr_strb[3]) release_ns_q[31:24] <= bus_wr_data[31:24];
+            if (bus_wr_release_ns_we0) release_ns_q[7:0] <= bus_wr_data_q[7:0];
+            if (bus_wr_release_ns_we1) release_ns_q[15:8] <= bus_wr_data_q[15:8];
+            if (bus_wr_release_ns_we2) release_ns_q[23:16] <= bus_wr_data_q[23:16];
+            if (bus_wr_release_ns_we3) release_ns_q[31:24] <= bus_wr_data_q[31:24];
         end
     end
 
     // store_forward (rw, 32-bit) at 0x2c
     wire bus_wr_store_forward = bus_wr_en && bus_wr_sel_q[3];
+    reg  bus_wr_store_forward_we0;
+    reg  bus_wr_store_forward_we1;
+    reg  bus_wr_store_forward_we2;
+    reg  bus_wr_store_forward_we3;
+    always @(posedge clk) begin
+        bus_wr_store_forward_we0 <= !rst && bus_wr_store_forward && bus_wr_strb[0];
+        bus_wr_store_forward_we1 <= !rst && bus_wr_store_forward && bus_wr_strb[1];
+        bus_wr_store_forward_we2 <= !rst && bus_wr_store_forward && bus_wr_strb[2];
+        bus_wr_store_forward_we3 <= !rst && bus_wr_store_forward && bus_wr_strb[3];
+    end
     always @(posedge clk) begin
         if (rst) begin
             store_forward_q <= 32'h00000000;
         end else begin
-            if (bus_wr_store_forward && bus_wr_strb[0]) store_forward_q[7:0] <= bus_wr_data[7:0];
-            if (bus_wr_store_forward && bus_wr_strb[1]) store_forward_q[15:8] <= bus_wr_data[15:8];
-            if (bus_wr_store_forward && bus_wr_strb[2]) store_forward_q[23:16] <= bus_wr_data[23:16];
-            if (bus_wr_store_forward && bus_wr_strb[3]) store_forward_q[31:24] <= bus_wr_data[31:24];
+            if (bus_wr_store_forward_we0) store_forward_q[7:0] <= bus_wr_data_q[7:0];
+            if (bus_wr_store_forward_we1) store_forward_q[15:8] <= bus_wr_data_q[15:8];
+            if (bus_wr_store_forward_we2) store_forward_q[23:16] <= bus_wr_data_q[23:16];
+            if (bus_wr_store_forward_we3) store_forward_q[31:24] <= bus_wr_data_q[31:24];
         end
     end
 
     // age_cycles (rw, 32-bit) at 0x30
     wire bus_wr_age_cycles = bus_wr_en && bus_wr_sel_q[4];
+    reg  bus_wr_age_cycles_we0;
+    reg  bus_wr_age_cycles_we1;
+    reg  bus_wr_age_cycles_we2;
+    reg  bus_wr_age_cycles_we3;
+    always @(posedge clk) begin
+        bus_wr_age_cycles_we0 <= !rst && bus_wr_age_cycles && bus_wr_strb[0];
+        bus_wr_age_cycles_we1 <= !rst && bus_wr_age_cycles && bus_wr_strb[1];
+        bus_wr_age_cycles_we2 <= !rst && bus_wr_age_cycles && bus_wr_strb[2];
+        bus_wr_age_cycles_we3 <= !rst && bus_wr_age_cycles && bus_wr_strb[3];
+    end
     always @(posedge clk) begin
         if (rst) begin
             age_cycles_q <= 32'h00000000;
         end else begin
-            if (bus_wr_age_cycles && bus_wr_strb[0]) age_cycles_q[7:0] <= bus_wr_data[7:0];
-            if (bus_wr_age_cycles && bus_wr_strb[1]) age_cycles_q[15:8] <= bus_wr_data[15:8];
-            if (bus_wr_age_cycles && bus_wr_strb[2]) age_cycles_q[23:16] <= bus_wr_data[23:16];
-            if (bus_wr_age_cycles && bus_wr_strb[3]) age_cycles_q[31:24] <= bus_wr_data[31:24];
+            if (bus_wr_age_cycles_we0) age_cycles_q[7:0] <= bus_wr_data_q[7:0];
+            if (bus_wr_age_cycles_we1) age_cycles_q[15:8] <= bus_wr_data_q[15:8];
+            if (bus_wr_age_cycles_we2) age_cycles_q[23:16] <= bus_wr_data_q[23:16];
+            if (bus_wr_age_cycles_we3) age_cycles_q[31:24] <= bus_wr_data_q[31:24];
         end
     end
 
     // buf_reserve (rw, 32-bit) at 0x34
     wire bus_wr_buf_reserve = bus_wr_en && bus_wr_sel_q[5];
+    reg  bus_wr_buf_reserve_we0;
+    reg  bus_wr_buf_reserve_we1;
+    reg  bus_wr_buf_reserve_we2;
+    reg  bus_wr_buf_reserve_we3;
+    always @(posedge clk) begin
+        bus_wr_buf_reserve_we0 <= !rst && bus_wr_buf_reserve && bus_wr_strb[0];
+        bus_wr_buf_reserve_we1 <= !rst && bus_wr_buf_reserve && bus_wr_strb[1];
+        bus_wr_buf_reserve_we2 <= !rst && bus_wr_buf_reserve && bus_wr_strb[2];
+        bus_wr_buf_reserve_we3 <= !rst && bus_wr_buf_reserve && bus_wr_strb[3];
+    end
     always @(posedge clk) begin
         if (rst) begin
             buf_reserve_q <= 32'h00000000;
         end else begin
-            if (bus_wr_buf_reserve && bus_wr_strb[0]) buf_reserve_q[7:0] <= bus_wr_data[7:0];
-            if (bus_wr_buf_reserve && bus_wr_strb[1]) buf_reserve_q[15:8] <= bus_wr_data[15:8];
-            if (bus_wr_buf_reserve && bus_wr_strb[2]) buf_reserve_q[23:16] <= bus_wr_data[23:16];
-            if (bus_wr_buf_reserve && bus_wr_strb[3]) buf_reserve_q[31:24] <= bus_wr_data[31:24];
+            if (bus_wr_buf_reserve_we0) buf_reserve_q[7:0] <= bus_wr_data_q[7:0];
+            if (bus_wr_buf_reserve_we1) buf_reserve_q[15:8] <= bus_wr_data_q[15:8];
+            if (bus_wr_buf_reserve_we2) buf_reserve_q[23:16] <= bus_wr_data_q[23:16];
+            if (bus_wr_buf_reserve_we3) buf_reserve_q[31:24] <= bus_wr_data_q[31:24];
         end
     end
 
     // buf_port_limit (rw, 32-bit) at 0x38
     wire bus_wr_buf_port_limit = bus_wr_en && bus_wr_sel_q[6];
+    reg  bus_wr_buf_port_limit_we0;
+    reg  bus_wr_buf_port_limit_we1;
+    reg  bus_wr_buf_port_limit_we2;
+    reg  bus_wr_buf_port_limit_we3;
+    always @(posedge clk) begin
+        bus_wr_buf_port_limit_we0 <= !rst && bus_wr_buf_port_limit && bus_wr_strb[0];
+        bus_wr_buf_port_limit_we1 <= !rst && bus_wr_buf_port_limit && bus_wr_strb[1];
+        bus_wr_buf_port_limit_we2 <= !rst && bus_wr_buf_port_limit && bus_wr_strb[2];
+        bus_wr_buf_port_limit_we3 <= !rst && bus_wr_buf_port_limit && bus_wr_strb[3];
+    end
     always @(posedge clk) begin
         if (rst) begin
             buf_port_limit_q <= 32'h00000000;
         end else begin
-            if (bus_wr_buf_port_limit && bus_wr_strb[0]) buf_port_limit_q[7:0] <= bus_wr_data[7:0];
-            if (bus_wr_buf_port_limit && bus_wr_strb[1]) buf_port_limit_q[15:8] <= bus_wr_data[15:8];
-            if (bus_wr_buf_port_limit && bus_wr_strb[2]) buf_port_limit_q[23:16] <= bus_wr_data[23:16];
-            if (bus_wr_buf_port_limit && bus_wr_strb[3]) buf_port_limit_q[31:24] <= bus_wr_data[31:24];
+            if (bus_wr_buf_port_limit_we0) buf_port_limit_q[7:0] <= bus_wr_data_q[7:0];
+            if (bus_wr_buf_port_limit_we1) buf_port_limit_q[15:8] <= bus_wr_data_q[15:8];
+            if (bus_wr_buf_port_limit_we2) buf_port_limit_q[23:16] <= bus_wr_data_q[23:16];
+            if (bus_wr_buf_port_limit_we3) buf_port_limit_q[31:24] <= bus_wr_data_q[31:24];
         end
     end
 
     // buf_queue_limit (rw, 32-bit) at 0x3c
     wire bus_wr_buf_queue_limit = bus_wr_en && bus_wr_sel_q[7];
+    reg  bus_wr_buf_queue_limit_we0;
+    reg  bus_wr_buf_queue_limit_we1;
+    reg  bus_wr_buf_queue_limit_we2;
+    reg  bus_wr_buf_queue_limit_we3;
+    always @(posedge clk) begin
+        bus_wr_buf_queue_limit_we0 <= !rst && bus_wr_buf_queue_limit && bus_wr_strb[0];
+        bus_wr_buf_queue_limit_we1 <= !rst && bus_wr_buf_queue_limit && bus_wr_strb[1];
+        bus_wr_buf_queue_limit_we2 <= !rst && bus_wr_buf_queue_limit && bus_wr_strb[2];
+        bus_wr_buf_queue_limit_we3 <= !rst && bus_wr_buf_queue_limit && bus_wr_strb[3];
+    end
     always @(posedge clk) begin
         if (rst) begin
             buf_queue_limit_q <= 32'h00000000;
         end else begin
-            if (bus_wr_buf_queue_limit && bus_wr_strb[0]) buf_queue_limit_q[7:0] <= bus_wr_data[7:0];
-            if (bus_wr_buf_queue_limit && bus_wr_strb[1]) buf_queue_limit_q[15:8] <= bus_wr_data[15:8];
-            if (bus_wr_buf_queue_limit && bus_wr_strb[2]) buf_queue_limit_q[23:16] <= bus_wr_data[23:16];
-            if (bus_wr_buf_queue_limit && bus_wr_strb[3]) buf_queue_limit_q[31:24] <= bus_wr_data[31:24];
+            if (bus_wr_buf_queue_limit_we0) buf_queue_limit_q[7:0] <= bus_wr_data_q[7:0];
+            if (bus_wr_buf_queue_limit_we1) buf_queue_limit_q[15:8] <= bus_wr_data_q[15:8];
+            if (bus_wr_buf_queue_limit_we2) buf_queue_limit_q[23:16] <= bus_wr_data_q[23:16];
+            if (bus_wr_buf_queue_limit_we3) buf_queue_limit_q[31:24] <= bus_wr_data_q[31:24];
         end
     end
 
@@ -451,41 +533,67 @@ module fp_node_regs (
 
     // l2_key_lo (rw, 32-bit) at 0x64
     wire bus_wr_l2_key_lo = bus_wr_en && bus_wr_sel_q[10];
+    reg  bus_wr_l2_key_lo_we0;
+    reg  bus_wr_l2_key_lo_we1;
+    reg  bus_wr_l2_key_lo_we2;
+    reg  bus_wr_l2_key_lo_we3;
+    always @(posedge clk) begin
+        bus_wr_l2_key_lo_we0 <= !rst && bus_wr_l2_key_lo && bus_wr_strb[0];
+        bus_wr_l2_key_lo_we1 <= !rst && bus_wr_l2_key_lo && bus_wr_strb[1];
+        bus_wr_l2_key_lo_we2 <= !rst && bus_wr_l2_key_lo && bus_wr_strb[2];
+        bus_wr_l2_key_lo_we3 <= !rst && bus_wr_l2_key_lo && bus_wr_strb[3];
+    end
     always @(posedge clk) begin
         if (rst) begin
             l2_key_lo_q <= 32'h00000000;
         end else begin
-            if (bus_wr_l2_key_lo && bus_wr_strb[0]) l2_key_lo_q[7:0] <= bus_wr_data[7:0];
-            if (bus_wr_l2_key_lo && bus_wr_strb[1]) l2_key_lo_q[15:8] <= bus_wr_data[15:8];
-            if (bus_wr_l2_key_lo && bus_wr_strb[2]) l2_key_lo_q[23:16] <= bus_wr_data[23:16];
-            if (bus_wr_l2_key_lo && bus_wr_strb[3]) l2_key_lo_q[31:24] <= bus_wr_data[31:24];
+            if (bus_wr_l2_key_lo_we0) l2_key_lo_q[7:0] <= bus_wr_data_q[7:0];
+            if (bus_wr_l2_key_lo_we1) l2_key_lo_q[15:8] <= bus_wr_data_q[15:8];
+            if (bus_wr_l2_key_lo_we2) l2_key_lo_q[23:16] <= bus_wr_data_q[23:16];
+            if (bus_wr_l2_key_lo_we3) l2_key_lo_q[31:24] <= bus_wr_data_q[31:24];
         end
     end
 
     // l2_key_hi (rw, 32-bit) at 0x68
     wire bus_wr_l2_key_hi = bus_wr_en && bus_wr_sel_q[11];
+    reg  bus_wr_l2_key_hi_we0;
+    reg  bus_wr_l2_key_hi_we1;
+    reg  bus_wr_l2_key_hi_we2;
+    reg  bus_wr_l2_key_hi_we3;
+    always @(posedge clk) begin
+        bus_wr_l2_key_hi_we0 <= !rst && bus_wr_l2_key_hi && bus_wr_strb[0];
+        bus_wr_l2_key_hi_we1 <= !rst && bus_wr_l2_key_hi && bus_wr_strb[1];
+        bus_wr_l2_key_hi_we2 <= !rst && bus_wr_l2_key_hi && bus_wr_strb[2];
+        bus_wr_l2_key_hi_we3 <= !rst && bus_wr_l2_key_hi && bus_wr_strb[3];
+    end
     always @(posedge clk) begin
         if (rst) begin
             l2_key_hi_q <= 32'h00000000;
         end else begin
-            if (bus_wr_l2_key_hi && bus_wr_strb[0]) l2_key_hi_q[7:0] <= bus_wr_data[7:0];
-            if (bus_wr_l2_key_hi && bus_wr_strb[1]) l2_key_hi_q[15:8] <= bus_wr_data[15:8];
-            if (bus_wr_l2_key_hi && bus_wr_strb[2]) l2_key_hi_q[23:16] <= bus_wr_data[23:16];
-            if (bus_wr_l2_key_hi && bus_wr_strb[3]) l2_key_hi_q[31:24] <= bus_wr_data[31:24];
+            if (bus_wr_l2_key_hi_we0) l2_key_hi_q[7:0] <= bus_wr_data_q[7:0];
+            if (bus_wr_l2_key_hi_we1) l2_key_hi_q[15:8] <= bus_wr_data_q[15:8];
+            if (bus_wr_l2_key_hi_we2) l2_key_hi_q[23:16] <= bus_wr_data_q[23:16];
+            if (bus_wr_l2_key_hi_we3) l2_key_hi_q[31:24] <= bus_wr_data_q[31:24];
         end
     end
 
     // l2_entry (rw, 32-bit) at 0x6c
     wire bus_wr_l2_entry = bus_wr_en && bus_wr_sel_q[12];
+    reg  bus_wr_l2_entry_we0;
+    reg  bus_wr_l2_entry_we1;
+    always @(posedge clk) begin
+        bus_wr_l2_entry_we0 <= !rst && bus_wr_l2_entry && bus_wr_strb[0];
+        bus_wr_l2_entry_we1 <= !rst && bus_wr_l2_entry && bus_wr_strb[1];
+    end
     always @(posedge clk) begin
         if (rst) begin
             l2_entry_port_q <= 5'h00;
             l2_entry_valid_q <= 1'h0;
             l2_entry_static_q <= 1'h0;
         end else begin
-            if (bus_wr_l2_entry && bus_wr_strb[0]) l2_entry_port_q <= bus_wr_data[4:0];
-            if (bus_wr_l2_entry && bus_wr_strb[1]) l2_entry_valid_q <= bus_wr_data[8];
-            if (bus_wr_l2_entry && bus_wr_strb[1]) l2_entry_static_q <= bus_wr_data[9];
+            if (bus_wr_l2_entry_we0) l2_entry_port_q <= bus_wr_data_q[4:0];
+            if (bus_wr_l2_entry_we1) l2_entry_valid_q <= bus_wr_data_q[8];
+            if (bus_wr_l2_entry_we1) l2_entry_static_q <= bus_wr_data_q[9];
         end
     end
 
@@ -531,27 +639,45 @@ module fp_node_regs (
         for (i = 0; i < 16; i = i + 1) begin : g_vlan
             // vlan_id (rw, 32-bit)
             wire wr_vlan_id = bus_wr_en && bus_wr_sel_q[13 + i * 2];
+            reg  wr_vlan_id_we0;
+            reg  wr_vlan_id_we1;
+            reg  wr_vlan_id_we3;
+            always @(posedge clk) begin
+                wr_vlan_id_we0 <= !rst && wr_vlan_id && bus_wr_strb[0];
+                wr_vlan_id_we1 <= !rst && wr_vlan_id && bus_wr_strb[1];
+                wr_vlan_id_we3 <= !rst && wr_vlan_id && bus_wr_strb[3];
+            end
             always @(posedge clk) begin
                 if (rst) begin
                     vlan_id_vid_q[i*12 +: 12] <= 12'h001;
                     vlan_id_valid_q[i] <= 1'h1;
                 end else begin
-                    if (wr_vlan_id && bus_wr_strb[0]) vlan_id_vid_q[i*12 +: 8] <= bus_wr_data[7:0];
-                    if (wr_vlan_id && bus_wr_strb[1]) vlan_id_vid_q[i*12 + 8 +: 4] <= bus_wr_data[11:8];
-                    if (wr_vlan_id && bus_wr_strb[3]) vlan_id_valid_q[i] <= bus_wr_data[31];
+                    if (wr_vlan_id_we0) vlan_id_vid_q[i*12 +: 8] <= bus_wr_data_q[7:0];
+                    if (wr_vlan_id_we1) vlan_id_vid_q[i*12 + 8 +: 4] <= bus_wr_data_q[11:8];
+                    if (wr_vlan_id_we3) vlan_id_valid_q[i] <= bus_wr_data_q[31];
                 end
             end
 
             // vlan_members (rw, 32-bit)
             wire wr_vlan_members = bus_wr_en && bus_wr_sel_q[14 + i * 2];
+            reg  wr_vlan_members_we0;
+            reg  wr_vlan_members_we1;
+            reg  wr_vlan_members_we2;
+            reg  wr_vlan_members_we3;
+            always @(posedge clk) begin
+                wr_vlan_members_we0 <= !rst && wr_vlan_members && bus_wr_strb[0];
+                wr_vlan_members_we1 <= !rst && wr_vlan_members && bus_wr_strb[1];
+                wr_vlan_members_we2 <= !rst && wr_vlan_members && bus_wr_strb[2];
+                wr_vlan_members_we3 <= !rst && wr_vlan_members && bus_wr_strb[3];
+            end
             always @(posedge clk) begin
                 if (rst) begin
                     vlan_members_q[i*32 +: 32] <= 32'h0000ffff;
                 end else begin
-                    if (wr_vlan_members && bus_wr_strb[0]) vlan_members_q[i*32 +: 8] <= bus_wr_data[7:0];
-                    if (wr_vlan_members && bus_wr_strb[1]) vlan_members_q[i*32 + 8 +: 8] <= bus_wr_data[15:8];
-                    if (wr_vlan_members && bus_wr_strb[2]) vlan_members_q[i*32 + 16 +: 8] <= bus_wr_data[23:16];
-                    if (wr_vlan_members && bus_wr_strb[3]) vlan_members_q[i*32 + 24 +: 8] <= bus_wr_data[31:24];
+                    if (wr_vlan_members_we0) vlan_members_q[i*32 +: 8] <= bus_wr_data_q[7:0];
+                    if (wr_vlan_members_we1) vlan_members_q[i*32 + 8 +: 8] <= bus_wr_data_q[15:8];
+                    if (wr_vlan_members_we2) vlan_members_q[i*32 + 16 +: 8] <= bus_wr_data_q[23:16];
+                    if (wr_vlan_members_we3) vlan_members_q[i*32 + 24 +: 8] <= bus_wr_data_q[31:24];
                 end
             end
         end
@@ -562,6 +688,14 @@ module fp_node_regs (
         for (i = 0; i < 16; i = i + 1) begin : g_port
             // port_cfg (rw, 32-bit)
             wire wr_port_cfg = bus_wr_en && bus_wr_sel_q[45 + i * 1];
+            reg  wr_port_cfg_we0;
+            reg  wr_port_cfg_we1;
+            reg  wr_port_cfg_we2;
+            always @(posedge clk) begin
+                wr_port_cfg_we0 <= !rst && wr_port_cfg && bus_wr_strb[0];
+                wr_port_cfg_we1 <= !rst && wr_port_cfg && bus_wr_strb[1];
+                wr_port_cfg_we2 <= !rst && wr_port_cfg && bus_wr_strb[2];
+            end
             always @(posedge clk) begin
                 if (rst) begin
                     port_cfg_enable_q[i] <= 1'h1;
@@ -569,11 +703,11 @@ module fp_node_regs (
                     port_cfg_pcp_q[i*3 +: 3] <= 3'h0;
                     port_cfg_pvid_q[i*12 +: 12] <= 12'h001;
                 end else begin
-                    if (wr_port_cfg && bus_wr_strb[0]) port_cfg_enable_q[i] <= bus_wr_data[0];
-                    if (wr_port_cfg && bus_wr_strb[0]) port_cfg_trunk_q[i] <= bus_wr_data[1];
-                    if (wr_port_cfg && bus_wr_strb[0]) port_cfg_pcp_q[i*3 +: 3] <= bus_wr_data[6:4];
-                    if (wr_port_cfg && bus_wr_strb[1]) port_cfg_pvid_q[i*12 +: 4] <= bus_wr_data[15:12];
-                    if (wr_port_cfg && bus_wr_strb[2]) port_cfg_pvid_q[i*12 + 4 +: 8] <= bus_wr_data[23:16];
+                    if (wr_port_cfg_we0) port_cfg_enable_q[i] <= bus_wr_data_q[0];
+                    if (wr_port_cfg_we0) port_cfg_trunk_q[i] <= bus_wr_data_q[1];
+                    if (wr_port_cfg_we0) port_cfg_pcp_q[i*3 +: 3] <= bus_wr_data_q[6:4];
+                    if (wr_port_cfg_we1) port_cfg_pvid_q[i*12 +: 4] <= bus_wr_data_q[15:12];
+                    if (wr_port_cfg_we2) port_cfg_pvid_q[i*12 + 4 +: 8] <= bus_wr_data_q[23:16];
                 end
             end
 
@@ -644,6 +778,14 @@ module fp_node_regs (
         for (i = 0; i < 16; i = i + 1) begin : g_ts
             // ts_cfg (rw, 32-bit)
             wire wr_ts_cfg = bus_wr_en && bus_wr_sel_q[61 + i * 2];
+            reg  wr_ts_cfg_we0;
+            reg  wr_ts_cfg_we2;
+            reg  wr_ts_cfg_we3;
+            always @(posedge clk) begin
+                wr_ts_cfg_we0 <= !rst && wr_ts_cfg && bus_wr_strb[0];
+                wr_ts_cfg_we2 <= !rst && wr_ts_cfg && bus_wr_strb[2];
+                wr_ts_cfg_we3 <= !rst && wr_ts_cfg && bus_wr_strb[3];
+            end
             always @(posedge clk) begin
                 if (rst) begin
                     ts_cfg_enable_q[i] <= 1'h0;
@@ -651,22 +793,28 @@ module fp_node_regs (
                     ts_cfg_by_type_q[i] <= 1'h0;
                     ts_cfg_offset_q[i*16 +: 16] <= 16'h0000;
                 end else begin
-                    if (wr_ts_cfg && bus_wr_strb[0]) ts_cfg_enable_q[i] <= bus_wr_data[0];
-                    if (wr_ts_cfg && bus_wr_strb[0]) ts_cfg_mode_q[i] <= bus_wr_data[1];
-                    if (wr_ts_cfg && bus_wr_strb[0]) ts_cfg_by_type_q[i] <= bus_wr_data[2];
-                    if (wr_ts_cfg && bus_wr_strb[2]) ts_cfg_offset_q[i*16 +: 8] <= bus_wr_data[23:16];
-                    if (wr_ts_cfg && bus_wr_strb[3]) ts_cfg_offset_q[i*16 + 8 +: 8] <= bus_wr_data[31:24];
+                    if (wr_ts_cfg_we0) ts_cfg_enable_q[i] <= bus_wr_data_q[0];
+                    if (wr_ts_cfg_we0) ts_cfg_mode_q[i] <= bus_wr_data_q[1];
+                    if (wr_ts_cfg_we0) ts_cfg_by_type_q[i] <= bus_wr_data_q[2];
+                    if (wr_ts_cfg_we2) ts_cfg_offset_q[i*16 +: 8] <= bus_wr_data_q[23:16];
+                    if (wr_ts_cfg_we3) ts_cfg_offset_q[i*16 + 8 +: 8] <= bus_wr_data_q[31:24];
                 end
             end
 
             // ts_match (rw, 32-bit)
             wire wr_ts_match = bus_wr_en && bus_wr_sel_q[62 + i * 2];
+            reg  wr_ts_match_we0;
+            reg  wr_ts_match_we1;
+            always @(posedge clk) begin
+                wr_ts_match_we0 <= !rst && wr_ts_match && bus_wr_strb[0];
+                wr_ts_match_we1 <= !rst && wr_ts_match && bus_wr_strb[1];
+            end
             always @(posedge clk) begin
                 if (rst) begin
                     ts_match_ethertype_q[i*16 +: 16] <= 16'h88f7;
                 end else begin
-                    if (wr_ts_match && bus_wr_strb[0]) ts_match_ethertype_q[i*16 +: 8] <= bus_wr_data[7:0];
-                    if (wr_ts_match && bus_wr_strb[1]) ts_match_ethertype_q[i*16 + 8 +: 8] <= bus_wr_data[15:8];
+                    if (wr_ts_match_we0) ts_match_ethertype_q[i*16 +: 8] <= bus_wr_data_q[7:0];
+                    if (wr_ts_match_we1) ts_match_ethertype_q[i*16 + 8 +: 8] <= bus_wr_data_q[15:8];
                 end
             end
 

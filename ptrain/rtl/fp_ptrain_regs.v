@@ -377,17 +377,33 @@ module fp_ptrain_regs (
     assign rule_ports_dport = rule_ports_dport_q;
     assign rule_ports_mask_sport = rule_ports_mask_sport_q;
     assign rule_ports_mask_dport = rule_ports_mask_dport_q;
+    // rw registers load the write data a cycle after the commit, with their lanes'
+    // registered enables (the update lands with bvalid, before any later read samples it).
+    reg  [31:0] bus_wr_data_q;
+    always @(posedge clk) begin
+        bus_wr_data_q <= bus_wr_data;
+    end
 
     // scratch (rw, 32-bit) at 0x8
     wire bus_wr_scratch = bus_wr_en && bus_wr_sel_q[0];
+    reg  bus_wr_scratch_we0;
+    reg  bus_wr_scratch_we1;
+    reg  bus_wr_scratch_we2;
+    reg  bus_wr_scratch_we3;
+    always @(posedge clk) begin
+        bus_wr_scratch_we0 <= !rst && bus_wr_scratch && bus_wr_strb[0];
+        bus_wr_scratch_we1 <= !rst && bus_wr_scratch && bus_wr_strb[1];
+        bus_wr_scratch_we2 <= !rst && bus_wr_scratch && bus_wr_strb[2];
+        bus_wr_scratch_we3 <= !rst && bus_wr_scratch && bus_wr_strb[3];
+    end
     always @(posedge clk) begin
         if (rst) begin
             scratch_q <= 32'h00000000;
         end else begin
-            if (bus_wr_scratch && bus_wr_strb[0]) scratch_q[7:0] <= bus_wr_data[7:0];
-            if (bus_wr_scratch && bus_wr_strb[1]) scratch_q[15:8] <= bus_wr_data[15:8];
-            if (bus_wr_scratch && bus_wr_strb[2]) scratch_q[23:16] <= bus_wr_data[23:16];
-            if (bus_wr_scratch && bus_wr_strb[3]) scratch_q[31:24] <= bus_wr_data[31:24];
+            if (bus_wr_scratch_we0) scratch_q[7:0] <= bus_wr_data_q[7:0];
+            if (bus_wr_scratch_we1) scratch_q[15:8] <= bus_wr_data_q[15:8];
+            if (bus_wr_scratch_we2) scratch_q[23:16] <= bus_wr_data_q[23:16];
+            if (bus_wr_scratch_we3) scratch_q[31:24] <= bus_wr_data_q[31:24];
         end
     end
 
@@ -420,230 +436,396 @@ module fp_ptrain_regs (
     // gen_dst_mac (rw, 64-bit) at 0x30
     wire bus_wr_gen_dst_mac_lo = bus_wr_en && bus_wr_sel_q[2];
     wire bus_wr_gen_dst_mac_hi = bus_wr_en && bus_wr_sel_q[3];
+    reg  bus_wr_gen_dst_mac_lo_we0;
+    reg  bus_wr_gen_dst_mac_lo_we1;
+    reg  bus_wr_gen_dst_mac_lo_we2;
+    reg  bus_wr_gen_dst_mac_lo_we3;
+    reg  bus_wr_gen_dst_mac_hi_we0;
+    reg  bus_wr_gen_dst_mac_hi_we1;
+    always @(posedge clk) begin
+        bus_wr_gen_dst_mac_lo_we0 <= !rst && bus_wr_gen_dst_mac_lo && bus_wr_strb[0];
+        bus_wr_gen_dst_mac_lo_we1 <= !rst && bus_wr_gen_dst_mac_lo && bus_wr_strb[1];
+        bus_wr_gen_dst_mac_lo_we2 <= !rst && bus_wr_gen_dst_mac_lo && bus_wr_strb[2];
+        bus_wr_gen_dst_mac_lo_we3 <= !rst && bus_wr_gen_dst_mac_lo && bus_wr_strb[3];
+        bus_wr_gen_dst_mac_hi_we0 <= !rst && bus_wr_gen_dst_mac_hi && bus_wr_strb[0];
+        bus_wr_gen_dst_mac_hi_we1 <= !rst && bus_wr_gen_dst_mac_hi && bus_wr_strb[1];
+    end
     always @(posedge clk) begin
         if (rst) begin
             gen_dst_mac_addr_q <= 48'h000000000000;
         end else begin
-            if (bus_wr_gen_dst_mac_lo && bus_wr_strb[0]) gen_dst_mac_addr_q[7:0] <= bus_wr_data[7:0];
-            if (bus_wr_gen_dst_mac_lo && bus_wr_strb[1]) gen_dst_mac_addr_q[15:8] <= bus_wr_data[15:8];
-            if (bus_wr_gen_dst_mac_lo && bus_wr_strb[2]) gen_dst_mac_addr_q[23:16] <= bus_wr_data[23:16];
-            if (bus_wr_gen_dst_mac_lo && bus_wr_strb[3]) gen_dst_mac_addr_q[31:24] <= bus_wr_data[31:24];
-            if (bus_wr_gen_dst_mac_hi && bus_wr_strb[0]) gen_dst_mac_addr_q[39:32] <= bus_wr_data[7:0];
-            if (bus_wr_gen_dst_mac_hi && bus_wr_strb[1]) gen_dst_mac_addr_q[47:40] <= bus_wr_data[15:8];
+            if (bus_wr_gen_dst_mac_lo_we0) gen_dst_mac_addr_q[7:0] <= bus_wr_data_q[7:0];
+            if (bus_wr_gen_dst_mac_lo_we1) gen_dst_mac_addr_q[15:8] <= bus_wr_data_q[15:8];
+            if (bus_wr_gen_dst_mac_lo_we2) gen_dst_mac_addr_q[23:16] <= bus_wr_data_q[23:16];
+            if (bus_wr_gen_dst_mac_lo_we3) gen_dst_mac_addr_q[31:24] <= bus_wr_data_q[31:24];
+            if (bus_wr_gen_dst_mac_hi_we0) gen_dst_mac_addr_q[39:32] <= bus_wr_data_q[7:0];
+            if (bus_wr_gen_dst_mac_hi_we1) gen_dst_mac_addr_q[47:40] <= bus_wr_data_q[15:8];
         end
     end
 
     // gen_src_mac (rw, 64-bit) at 0x38
     wire bus_wr_gen_src_mac_lo = bus_wr_en && bus_wr_sel_q[4];
     wire bus_wr_gen_src_mac_hi = bus_wr_en && bus_wr_sel_q[5];
+    reg  bus_wr_gen_src_mac_lo_we0;
+    reg  bus_wr_gen_src_mac_lo_we1;
+    reg  bus_wr_gen_src_mac_lo_we2;
+    reg  bus_wr_gen_src_mac_lo_we3;
+    reg  bus_wr_gen_src_mac_hi_we0;
+    reg  bus_wr_gen_src_mac_hi_we1;
+    always @(posedge clk) begin
+        bus_wr_gen_src_mac_lo_we0 <= !rst && bus_wr_gen_src_mac_lo && bus_wr_strb[0];
+        bus_wr_gen_src_mac_lo_we1 <= !rst && bus_wr_gen_src_mac_lo && bus_wr_strb[1];
+        bus_wr_gen_src_mac_lo_we2 <= !rst && bus_wr_gen_src_mac_lo && bus_wr_strb[2];
+        bus_wr_gen_src_mac_lo_we3 <= !rst && bus_wr_gen_src_mac_lo && bus_wr_strb[3];
+        bus_wr_gen_src_mac_hi_we0 <= !rst && bus_wr_gen_src_mac_hi && bus_wr_strb[0];
+        bus_wr_gen_src_mac_hi_we1 <= !rst && bus_wr_gen_src_mac_hi && bus_wr_strb[1];
+    end
     always @(posedge clk) begin
         if (rst) begin
             gen_src_mac_addr_q <= 48'h000000000000;
         end else begin
-            if (bus_wr_gen_src_mac_lo && bus_wr_strb[0]) gen_src_mac_addr_q[7:0] <= bus_wr_data[7:0];
-            if (bus_wr_gen_src_mac_lo && bus_wr_strb[1]) gen_src_mac_addr_q[15:8] <= bus_wr_data[15:8];
-            if (bus_wr_gen_src_mac_lo && bus_wr_strb[2]) gen_src_mac_addr_q[23:16] <= bus_wr_data[23:16];
-            if (bus_wr_gen_src_mac_lo && bus_wr_strb[3]) gen_src_mac_addr_q[31:24] <= bus_wr_data[31:24];
-            if (bus_wr_gen_src_mac_hi && bus_wr_strb[0]) gen_src_mac_addr_q[39:32] <= bus_wr_data[7:0];
-            if (bus_wr_gen_src_mac_hi && bus_wr_strb[1]) gen_src_mac_addr_q[47:40] <= bus_wr_data[15:8];
+            if (bus_wr_gen_src_mac_lo_we0) gen_src_mac_addr_q[7:0] <= bus_wr_data_q[7:0];
+            if (bus_wr_gen_src_mac_lo_we1) gen_src_mac_addr_q[15:8] <= bus_wr_data_q[15:8];
+            if (bus_wr_gen_src_mac_lo_we2) gen_src_mac_addr_q[23:16] <= bus_wr_data_q[23:16];
+            if (bus_wr_gen_src_mac_lo_we3) gen_src_mac_addr_q[31:24] <= bus_wr_data_q[31:24];
+            if (bus_wr_gen_src_mac_hi_we0) gen_src_mac_addr_q[39:32] <= bus_wr_data_q[7:0];
+            if (bus_wr_gen_src_mac_hi_we1) gen_src_mac_addr_q[47:40] <= bus_wr_data_q[15:8];
         end
     end
 
     // gen_layout (rw, 32-bit) at 0x40
     wire bus_wr_gen_layout = bus_wr_en && bus_wr_sel_q[6];
+    reg  bus_wr_gen_layout_we0;
+    reg  bus_wr_gen_layout_we2;
+    reg  bus_wr_gen_layout_we3;
+    always @(posedge clk) begin
+        bus_wr_gen_layout_we0 <= !rst && bus_wr_gen_layout && bus_wr_strb[0];
+        bus_wr_gen_layout_we2 <= !rst && bus_wr_gen_layout && bus_wr_strb[2];
+        bus_wr_gen_layout_we3 <= !rst && bus_wr_gen_layout && bus_wr_strb[3];
+    end
     always @(posedge clk) begin
         if (rst) begin
             gen_layout_vlan_en_q <= 1'h0;
             gen_layout_ipv6_q <= 1'h0;
             gen_layout_vlan_tci_q <= 16'h0000;
         end else begin
-            if (bus_wr_gen_layout && bus_wr_strb[0]) gen_layout_vlan_en_q <= bus_wr_data[0];
-            if (bus_wr_gen_layout && bus_wr_strb[0]) gen_layout_ipv6_q <= bus_wr_data[1];
-            if (bus_wr_gen_layout && bus_wr_strb[2]) gen_layout_vlan_tci_q[7:0] <= bus_wr_data[23:16];
-            if (bus_wr_gen_layout && bus_wr_strb[3]) gen_layout_vlan_tci_q[15:8] <= bus_wr_data[31:24];
+            if (bus_wr_gen_layout_we0) gen_layout_vlan_en_q <= bus_wr_data_q[0];
+            if (bus_wr_gen_layout_we0) gen_layout_ipv6_q <= bus_wr_data_q[1];
+            if (bus_wr_gen_layout_we2) gen_layout_vlan_tci_q[7:0] <= bus_wr_data_q[23:16];
+            if (bus_wr_gen_layout_we3) gen_layout_vlan_tci_q[15:8] <= bus_wr_data_q[31:24];
         end
     end
 
     // gen_ip (rw, 32-bit) at 0x44
     wire bus_wr_gen_ip = bus_wr_en && bus_wr_sel_q[7];
+    reg  bus_wr_gen_ip_we0;
+    reg  bus_wr_gen_ip_we1;
+    reg  bus_wr_gen_ip_we2;
+    always @(posedge clk) begin
+        bus_wr_gen_ip_we0 <= !rst && bus_wr_gen_ip && bus_wr_strb[0];
+        bus_wr_gen_ip_we1 <= !rst && bus_wr_gen_ip && bus_wr_strb[1];
+        bus_wr_gen_ip_we2 <= !rst && bus_wr_gen_ip && bus_wr_strb[2];
+    end
     always @(posedge clk) begin
         if (rst) begin
             gen_ip_ttl_q <= 8'h40;
             gen_ip_tos_q <= 8'h00;
             gen_ip_stream_q <= 8'h00;
         end else begin
-            if (bus_wr_gen_ip && bus_wr_strb[0]) gen_ip_ttl_q <= bus_wr_data[7:0];
-            if (bus_wr_gen_ip && bus_wr_strb[1]) gen_ip_tos_q <= bus_wr_data[15:8];
-            if (bus_wr_gen_ip && bus_wr_strb[2]) gen_ip_stream_q <= bus_wr_data[23:16];
+            if (bus_wr_gen_ip_we0) gen_ip_ttl_q <= bus_wr_data_q[7:0];
+            if (bus_wr_gen_ip_we1) gen_ip_tos_q <= bus_wr_data_q[15:8];
+            if (bus_wr_gen_ip_we2) gen_ip_stream_q <= bus_wr_data_q[23:16];
         end
     end
 
     // gen_ports (rw, 32-bit) at 0x70
     wire bus_wr_gen_ports = bus_wr_en && bus_wr_sel_q[8];
+    reg  bus_wr_gen_ports_we0;
+    reg  bus_wr_gen_ports_we1;
+    reg  bus_wr_gen_ports_we2;
+    reg  bus_wr_gen_ports_we3;
+    always @(posedge clk) begin
+        bus_wr_gen_ports_we0 <= !rst && bus_wr_gen_ports && bus_wr_strb[0];
+        bus_wr_gen_ports_we1 <= !rst && bus_wr_gen_ports && bus_wr_strb[1];
+        bus_wr_gen_ports_we2 <= !rst && bus_wr_gen_ports && bus_wr_strb[2];
+        bus_wr_gen_ports_we3 <= !rst && bus_wr_gen_ports && bus_wr_strb[3];
+    end
     always @(posedge clk) begin
         if (rst) begin
             gen_ports_sport_q <= 16'h0009;
             gen_ports_dport_q <= 16'h0009;
         end else begin
-            if (bus_wr_gen_ports && bus_wr_strb[0]) gen_ports_sport_q[7:0] <= bus_wr_data[7:0];
-            if (bus_wr_gen_ports && bus_wr_strb[1]) gen_ports_sport_q[15:8] <= bus_wr_data[15:8];
-            if (bus_wr_gen_ports && bus_wr_strb[2]) gen_ports_dport_q[7:0] <= bus_wr_data[23:16];
-            if (bus_wr_gen_ports && bus_wr_strb[3]) gen_ports_dport_q[15:8] <= bus_wr_data[31:24];
+            if (bus_wr_gen_ports_we0) gen_ports_sport_q[7:0] <= bus_wr_data_q[7:0];
+            if (bus_wr_gen_ports_we1) gen_ports_sport_q[15:8] <= bus_wr_data_q[15:8];
+            if (bus_wr_gen_ports_we2) gen_ports_dport_q[7:0] <= bus_wr_data_q[23:16];
+            if (bus_wr_gen_ports_we3) gen_ports_dport_q[15:8] <= bus_wr_data_q[31:24];
         end
     end
 
     // gen_frame_len (rw, 32-bit) at 0x74
     wire bus_wr_gen_frame_len = bus_wr_en && bus_wr_sel_q[9];
+    reg  bus_wr_gen_frame_len_we0;
+    reg  bus_wr_gen_frame_len_we1;
+    always @(posedge clk) begin
+        bus_wr_gen_frame_len_we0 <= !rst && bus_wr_gen_frame_len && bus_wr_strb[0];
+        bus_wr_gen_frame_len_we1 <= !rst && bus_wr_gen_frame_len && bus_wr_strb[1];
+    end
     always @(posedge clk) begin
         if (rst) begin
             gen_frame_len_bytes_q <= 16'h0054;
         end else begin
-            if (bus_wr_gen_frame_len && bus_wr_strb[0]) gen_frame_len_bytes_q[7:0] <= bus_wr_data[7:0];
-            if (bus_wr_gen_frame_len && bus_wr_strb[1]) gen_frame_len_bytes_q[15:8] <= bus_wr_data[15:8];
+            if (bus_wr_gen_frame_len_we0) gen_frame_len_bytes_q[7:0] <= bus_wr_data_q[7:0];
+            if (bus_wr_gen_frame_len_we1) gen_frame_len_bytes_q[15:8] <= bus_wr_data_q[15:8];
         end
     end
 
     // gen_train_len (rw, 32-bit) at 0x78
     wire bus_wr_gen_train_len = bus_wr_en && bus_wr_sel_q[10];
+    reg  bus_wr_gen_train_len_we0;
+    reg  bus_wr_gen_train_len_we1;
+    reg  bus_wr_gen_train_len_we2;
+    reg  bus_wr_gen_train_len_we3;
+    always @(posedge clk) begin
+        bus_wr_gen_train_len_we0 <= !rst && bus_wr_gen_train_len && bus_wr_strb[0];
+        bus_wr_gen_train_len_we1 <= !rst && bus_wr_gen_train_len && bus_wr_strb[1];
+        bus_wr_gen_train_len_we2 <= !rst && bus_wr_gen_train_len && bus_wr_strb[2];
+        bus_wr_gen_train_len_we3 <= !rst && bus_wr_gen_train_len && bus_wr_strb[3];
+    end
     always @(posedge clk) begin
         if (rst) begin
             gen_train_len_q <= 32'h00000001;
         end else begin
-            if (bus_wr_gen_train_len && bus_wr_strb[0]) gen_train_len_q[7:0] <= bus_wr_data[7:0];
-            if (bus_wr_gen_train_len && bus_wr_strb[1]) gen_train_len_q[15:8] <= bus_wr_data[15:8];
-            if (bus_wr_gen_train_len && bus_wr_strb[2]) gen_train_len_q[23:16] <= bus_wr_data[23:16];
-            if (bus_wr_gen_train_len && bus_wr_strb[3]) gen_train_len_q[31:24] <= bus_wr_data[31:24];
+            if (bus_wr_gen_train_len_we0) gen_train_len_q[7:0] <= bus_wr_data_q[7:0];
+            if (bus_wr_gen_train_len_we1) gen_train_len_q[15:8] <= bus_wr_data_q[15:8];
+            if (bus_wr_gen_train_len_we2) gen_train_len_q[23:16] <= bus_wr_data_q[23:16];
+            if (bus_wr_gen_train_len_we3) gen_train_len_q[31:24] <= bus_wr_data_q[31:24];
         end
     end
 
     // gen_num_trains (rw, 32-bit) at 0x7c
     wire bus_wr_gen_num_trains = bus_wr_en && bus_wr_sel_q[11];
+    reg  bus_wr_gen_num_trains_we0;
+    reg  bus_wr_gen_num_trains_we1;
+    reg  bus_wr_gen_num_trains_we2;
+    reg  bus_wr_gen_num_trains_we3;
+    always @(posedge clk) begin
+        bus_wr_gen_num_trains_we0 <= !rst && bus_wr_gen_num_trains && bus_wr_strb[0];
+        bus_wr_gen_num_trains_we1 <= !rst && bus_wr_gen_num_trains && bus_wr_strb[1];
+        bus_wr_gen_num_trains_we2 <= !rst && bus_wr_gen_num_trains && bus_wr_strb[2];
+        bus_wr_gen_num_trains_we3 <= !rst && bus_wr_gen_num_trains && bus_wr_strb[3];
+    end
     always @(posedge clk) begin
         if (rst) begin
             gen_num_trains_q <= 32'h00000001;
         end else begin
-            if (bus_wr_gen_num_trains && bus_wr_strb[0]) gen_num_trains_q[7:0] <= bus_wr_data[7:0];
-            if (bus_wr_gen_num_trains && bus_wr_strb[1]) gen_num_trains_q[15:8] <= bus_wr_data[15:8];
-            if (bus_wr_gen_num_trains && bus_wr_strb[2]) gen_num_trains_q[23:16] <= bus_wr_data[23:16];
-            if (bus_wr_gen_num_trains && bus_wr_strb[3]) gen_num_trains_q[31:24] <= bus_wr_data[31:24];
+            if (bus_wr_gen_num_trains_we0) gen_num_trains_q[7:0] <= bus_wr_data_q[7:0];
+            if (bus_wr_gen_num_trains_we1) gen_num_trains_q[15:8] <= bus_wr_data_q[15:8];
+            if (bus_wr_gen_num_trains_we2) gen_num_trains_q[23:16] <= bus_wr_data_q[23:16];
+            if (bus_wr_gen_num_trains_we3) gen_num_trains_q[31:24] <= bus_wr_data_q[31:24];
         end
     end
 
     // gen_period (rw, 32-bit) at 0x80
     wire bus_wr_gen_period = bus_wr_en && bus_wr_sel_q[12];
+    reg  bus_wr_gen_period_we0;
+    reg  bus_wr_gen_period_we1;
+    reg  bus_wr_gen_period_we2;
+    reg  bus_wr_gen_period_we3;
+    always @(posedge clk) begin
+        bus_wr_gen_period_we0 <= !rst && bus_wr_gen_period && bus_wr_strb[0];
+        bus_wr_gen_period_we1 <= !rst && bus_wr_gen_period && bus_wr_strb[1];
+        bus_wr_gen_period_we2 <= !rst && bus_wr_gen_period && bus_wr_strb[2];
+        bus_wr_gen_period_we3 <= !rst && bus_wr_gen_period && bus_wr_strb[3];
+    end
     always @(posedge clk) begin
         if (rst) begin
             gen_period_q <= 32'h00000000;
         end else begin
-            if (bus_wr_gen_period && bus_wr_strb[0]) gen_period_q[7:0] <= bus_wr_data[7:0];
-            if (bus_wr_gen_period && bus_wr_strb[1]) gen_period_q[15:8] <= bus_wr_data[15:8];
-            if (bus_wr_gen_period && bus_wr_strb[2]) gen_period_q[23:16] <= bus_wr_data[23:16];
-            if (bus_wr_gen_period && bus_wr_strb[3]) gen_period_q[31:24] <= bus_wr_data[31:24];
+            if (bus_wr_gen_period_we0) gen_period_q[7:0] <= bus_wr_data_q[7:0];
+            if (bus_wr_gen_period_we1) gen_period_q[15:8] <= bus_wr_data_q[15:8];
+            if (bus_wr_gen_period_we2) gen_period_q[23:16] <= bus_wr_data_q[23:16];
+            if (bus_wr_gen_period_we3) gen_period_q[31:24] <= bus_wr_data_q[31:24];
         end
     end
 
     // gen_train_gap (rw, 32-bit) at 0x84
     wire bus_wr_gen_train_gap = bus_wr_en && bus_wr_sel_q[13];
+    reg  bus_wr_gen_train_gap_we0;
+    reg  bus_wr_gen_train_gap_we1;
+    reg  bus_wr_gen_train_gap_we2;
+    reg  bus_wr_gen_train_gap_we3;
+    always @(posedge clk) begin
+        bus_wr_gen_train_gap_we0 <= !rst && bus_wr_gen_train_gap && bus_wr_strb[0];
+        bus_wr_gen_train_gap_we1 <= !rst && bus_wr_gen_train_gap && bus_wr_strb[1];
+        bus_wr_gen_train_gap_we2 <= !rst && bus_wr_gen_train_gap && bus_wr_strb[2];
+        bus_wr_gen_train_gap_we3 <= !rst && bus_wr_gen_train_gap && bus_wr_strb[3];
+    end
     always @(posedge clk) begin
         if (rst) begin
             gen_train_gap_q <= 32'h00000000;
         end else begin
-            if (bus_wr_gen_train_gap && bus_wr_strb[0]) gen_train_gap_q[7:0] <= bus_wr_data[7:0];
-            if (bus_wr_gen_train_gap && bus_wr_strb[1]) gen_train_gap_q[15:8] <= bus_wr_data[15:8];
-            if (bus_wr_gen_train_gap && bus_wr_strb[2]) gen_train_gap_q[23:16] <= bus_wr_data[23:16];
-            if (bus_wr_gen_train_gap && bus_wr_strb[3]) gen_train_gap_q[31:24] <= bus_wr_data[31:24];
+            if (bus_wr_gen_train_gap_we0) gen_train_gap_q[7:0] <= bus_wr_data_q[7:0];
+            if (bus_wr_gen_train_gap_we1) gen_train_gap_q[15:8] <= bus_wr_data_q[15:8];
+            if (bus_wr_gen_train_gap_we2) gen_train_gap_q[23:16] <= bus_wr_data_q[23:16];
+            if (bus_wr_gen_train_gap_we3) gen_train_gap_q[31:24] <= bus_wr_data_q[31:24];
         end
     end
 
     // gen_first_seq (rw, 32-bit) at 0x88
     wire bus_wr_gen_first_seq = bus_wr_en && bus_wr_sel_q[14];
+    reg  bus_wr_gen_first_seq_we0;
+    reg  bus_wr_gen_first_seq_we1;
+    reg  bus_wr_gen_first_seq_we2;
+    reg  bus_wr_gen_first_seq_we3;
+    always @(posedge clk) begin
+        bus_wr_gen_first_seq_we0 <= !rst && bus_wr_gen_first_seq && bus_wr_strb[0];
+        bus_wr_gen_first_seq_we1 <= !rst && bus_wr_gen_first_seq && bus_wr_strb[1];
+        bus_wr_gen_first_seq_we2 <= !rst && bus_wr_gen_first_seq && bus_wr_strb[2];
+        bus_wr_gen_first_seq_we3 <= !rst && bus_wr_gen_first_seq && bus_wr_strb[3];
+    end
     always @(posedge clk) begin
         if (rst) begin
             gen_first_seq_q <= 32'h00000000;
         end else begin
-            if (bus_wr_gen_first_seq && bus_wr_strb[0]) gen_first_seq_q[7:0] <= bus_wr_data[7:0];
-            if (bus_wr_gen_first_seq && bus_wr_strb[1]) gen_first_seq_q[15:8] <= bus_wr_data[15:8];
-            if (bus_wr_gen_first_seq && bus_wr_strb[2]) gen_first_seq_q[23:16] <= bus_wr_data[23:16];
-            if (bus_wr_gen_first_seq && bus_wr_strb[3]) gen_first_seq_q[31:24] <= bus_wr_data[31:24];
+            if (bus_wr_gen_first_seq_we0) gen_first_seq_q[7:0] <= bus_wr_data_q[7:0];
+            if (bus_wr_gen_first_seq_we1) gen_first_seq_q[15:8] <= bus_wr_data_q[15:8];
+            if (bus_wr_gen_first_seq_we2) gen_first_seq_q[23:16] <= bus_wr_data_q[23:16];
+            if (bus_wr_gen_first_seq_we3) gen_first_seq_q[31:24] <= bus_wr_data_q[31:24];
         end
     end
 
     // rx_rule_en (rw, 32-bit) at 0xa0
     wire bus_wr_rx_rule_en = bus_wr_en && bus_wr_sel_q[15];
+    reg  bus_wr_rx_rule_en_we0;
+    always @(posedge clk) begin
+        bus_wr_rx_rule_en_we0 <= !rst && bus_wr_rx_rule_en && bus_wr_strb[0];
+    end
     always @(posedge clk) begin
         if (rst) begin
             rx_rule_en_rules_q <= 4'h0;
         end else begin
-            if (bus_wr_rx_rule_en && bus_wr_strb[0]) rx_rule_en_rules_q <= bus_wr_data[3:0];
+            if (bus_wr_rx_rule_en_we0) rx_rule_en_rules_q <= bus_wr_data_q[3:0];
         end
     end
 
     // clock_ctrl (rw, 32-bit) at 0x200
     wire bus_wr_clock_ctrl = bus_wr_en && bus_wr_sel_q[16];
+    reg  bus_wr_clock_ctrl_we0;
+    reg  bus_wr_clock_ctrl_we1;
+    reg  bus_wr_clock_ctrl_we2;
+    always @(posedge clk) begin
+        bus_wr_clock_ctrl_we0 <= !rst && bus_wr_clock_ctrl && bus_wr_strb[0];
+        bus_wr_clock_ctrl_we1 <= !rst && bus_wr_clock_ctrl && bus_wr_strb[1];
+        bus_wr_clock_ctrl_we2 <= !rst && bus_wr_clock_ctrl && bus_wr_strb[2];
+    end
     always @(posedge clk) begin
         if (rst) begin
             clock_ctrl_enable_q <= 1'h0;
             clock_ctrl_kp_shift_q <= 5'h01;
             clock_ctrl_ki_shift_q <= 5'h04;
         end else begin
-            if (bus_wr_clock_ctrl && bus_wr_strb[0]) clock_ctrl_enable_q <= bus_wr_data[0];
-            if (bus_wr_clock_ctrl && bus_wr_strb[1]) clock_ctrl_kp_shift_q <= bus_wr_data[12:8];
-            if (bus_wr_clock_ctrl && bus_wr_strb[2]) clock_ctrl_ki_shift_q <= bus_wr_data[20:16];
+            if (bus_wr_clock_ctrl_we0) clock_ctrl_enable_q <= bus_wr_data_q[0];
+            if (bus_wr_clock_ctrl_we1) clock_ctrl_kp_shift_q <= bus_wr_data_q[12:8];
+            if (bus_wr_clock_ctrl_we2) clock_ctrl_ki_shift_q <= bus_wr_data_q[20:16];
         end
     end
 
     // clock_tod_ns (rw, 64-bit) at 0x208
     wire bus_wr_clock_tod_ns_lo = bus_wr_en && bus_wr_sel_q[17];
     wire bus_wr_clock_tod_ns_hi = bus_wr_en && bus_wr_sel_q[18];
+    reg  bus_wr_clock_tod_ns_lo_we0;
+    reg  bus_wr_clock_tod_ns_lo_we1;
+    reg  bus_wr_clock_tod_ns_lo_we2;
+    reg  bus_wr_clock_tod_ns_lo_we3;
+    reg  bus_wr_clock_tod_ns_hi_we0;
+    reg  bus_wr_clock_tod_ns_hi_we1;
+    always @(posedge clk) begin
+        bus_wr_clock_tod_ns_lo_we0 <= !rst && bus_wr_clock_tod_ns_lo && bus_wr_strb[0];
+        bus_wr_clock_tod_ns_lo_we1 <= !rst && bus_wr_clock_tod_ns_lo && bus_wr_strb[1];
+        bus_wr_clock_tod_ns_lo_we2 <= !rst && bus_wr_clock_tod_ns_lo && bus_wr_strb[2];
+        bus_wr_clock_tod_ns_lo_we3 <= !rst && bus_wr_clock_tod_ns_lo && bus_wr_strb[3];
+        bus_wr_clock_tod_ns_hi_we0 <= !rst && bus_wr_clock_tod_ns_hi && bus_wr_strb[0];
+        bus_wr_clock_tod_ns_hi_we1 <= !rst && bus_wr_clock_tod_ns_hi && bus_wr_strb[1];
+    end
     always @(posedge clk) begin
         if (rst) begin
             clock_tod_ns_ns_q <= 48'h000000000000;
         end else begin
-            if (bus_wr_clock_tod_ns_lo && bus_wr_strb[0]) clock_tod_ns_ns_q[7:0] <= bus_wr_data[7:0];
-            if (bus_wr_clock_tod_ns_lo && bus_wr_strb[1]) clock_tod_ns_ns_q[15:8] <= bus_wr_data[15:8];
-            if (bus_wr_clock_tod_ns_lo && bus_wr_strb[2]) clock_tod_ns_ns_q[23:16] <= bus_wr_data[23:16];
-            if (bus_wr_clock_tod_ns_lo && bus_wr_strb[3]) clock_tod_ns_ns_q[31:24] <= bus_wr_data[31:24];
-            if (bus_wr_clock_tod_ns_hi && bus_wr_strb[0]) clock_tod_ns_ns_q[39:32] <= bus_wr_data[7:0];
-            if (bus_wr_clock_tod_ns_hi && bus_wr_strb[1]) clock_tod_ns_ns_q[47:40] <= bus_wr_data[15:8];
+            if (bus_wr_clock_tod_ns_lo_we0) clock_tod_ns_ns_q[7:0] <= bus_wr_data_q[7:0];
+            if (bus_wr_clock_tod_ns_lo_we1) clock_tod_ns_ns_q[15:8] <= bus_wr_data_q[15:8];
+            if (bus_wr_clock_tod_ns_lo_we2) clock_tod_ns_ns_q[23:16] <= bus_wr_data_q[23:16];
+            if (bus_wr_clock_tod_ns_lo_we3) clock_tod_ns_ns_q[31:24] <= bus_wr_data_q[31:24];
+            if (bus_wr_clock_tod_ns_hi_we0) clock_tod_ns_ns_q[39:32] <= bus_wr_data_q[7:0];
+            if (bus_wr_clock_tod_ns_hi_we1) clock_tod_ns_ns_q[47:40] <= bus_wr_data_q[15:8];
         end
     end
 
     // clock_lock_ns (rw, 32-bit) at 0x210
     wire bus_wr_clock_lock_ns = bus_wr_en && bus_wr_sel_q[19];
+    reg  bus_wr_clock_lock_ns_we0;
+    reg  bus_wr_clock_lock_ns_we1;
+    reg  bus_wr_clock_lock_ns_we2;
+    reg  bus_wr_clock_lock_ns_we3;
+    always @(posedge clk) begin
+        bus_wr_clock_lock_ns_we0 <= !rst && bus_wr_clock_lock_ns && bus_wr_strb[0];
+        bus_wr_clock_lock_ns_we1 <= !rst && bus_wr_clock_lock_ns && bus_wr_strb[1];
+        bus_wr_clock_lock_ns_we2 <= !rst && bus_wr_clock_lock_ns && bus_wr_strb[2];
+        bus_wr_clock_lock_ns_we3 <= !rst && bus_wr_clock_lock_ns && bus_wr_strb[3];
+    end
     always @(posedge clk) begin
         if (rst) begin
             clock_lock_ns_q <= 32'h00000040;
         end else begin
-            if (bus_wr_clock_lock_ns && bus_wr_strb[0]) clock_lock_ns_q[7:0] <= bus_wr_data[7:0];
-            if (bus_wr_clock_lock_ns && bus_wr_strb[1]) clock_lock_ns_q[15:8] <= bus_wr_data[15:8];
-            if (bus_wr_clock_lock_ns && bus_wr_strb[2]) clock_lock_ns_q[23:16] <= bus_wr_data[23:16];
-            if (bus_wr_clock_lock_ns && bus_wr_strb[3]) clock_lock_ns_q[31:24] <= bus_wr_data[31:24];
+            if (bus_wr_clock_lock_ns_we0) clock_lock_ns_q[7:0] <= bus_wr_data_q[7:0];
+            if (bus_wr_clock_lock_ns_we1) clock_lock_ns_q[15:8] <= bus_wr_data_q[15:8];
+            if (bus_wr_clock_lock_ns_we2) clock_lock_ns_q[23:16] <= bus_wr_data_q[23:16];
+            if (bus_wr_clock_lock_ns_we3) clock_lock_ns_q[31:24] <= bus_wr_data_q[31:24];
         end
     end
 
     // clock_step_ns (rw, 32-bit) at 0x214
     wire bus_wr_clock_step_ns = bus_wr_en && bus_wr_sel_q[20];
+    reg  bus_wr_clock_step_ns_we0;
+    reg  bus_wr_clock_step_ns_we1;
+    reg  bus_wr_clock_step_ns_we2;
+    reg  bus_wr_clock_step_ns_we3;
+    always @(posedge clk) begin
+        bus_wr_clock_step_ns_we0 <= !rst && bus_wr_clock_step_ns && bus_wr_strb[0];
+        bus_wr_clock_step_ns_we1 <= !rst && bus_wr_clock_step_ns && bus_wr_strb[1];
+        bus_wr_clock_step_ns_we2 <= !rst && bus_wr_clock_step_ns && bus_wr_strb[2];
+        bus_wr_clock_step_ns_we3 <= !rst && bus_wr_clock_step_ns && bus_wr_strb[3];
+    end
     always @(posedge clk) begin
         if (rst) begin
             clock_step_ns_q <= 32'h00002710;
         end else begin
-            if (bus_wr_clock_step_ns && bus_wr_strb[0]) clock_step_ns_q[7:0] <= bus_wr_data[7:0];
-            if (bus_wr_clock_step_ns && bus_wr_strb[1]) clock_step_ns_q[15:8] <= bus_wr_data[15:8];
-            if (bus_wr_clock_step_ns && bus_wr_strb[2]) clock_step_ns_q[23:16] <= bus_wr_data[23:16];
-            if (bus_wr_clock_step_ns && bus_wr_strb[3]) clock_step_ns_q[31:24] <= bus_wr_data[31:24];
+            if (bus_wr_clock_step_ns_we0) clock_step_ns_q[7:0] <= bus_wr_data_q[7:0];
+            if (bus_wr_clock_step_ns_we1) clock_step_ns_q[15:8] <= bus_wr_data_q[15:8];
+            if (bus_wr_clock_step_ns_we2) clock_step_ns_q[23:16] <= bus_wr_data_q[23:16];
+            if (bus_wr_clock_step_ns_we3) clock_step_ns_q[31:24] <= bus_wr_data_q[31:24];
         end
     end
 
     // clock_reject_ns (rw, 32-bit) at 0x218
     wire bus_wr_clock_reject_ns = bus_wr_en && bus_wr_sel_q[21];
+    reg  bus_wr_clock_reject_ns_we0;
+    reg  bus_wr_clock_reject_ns_we1;
+    reg  bus_wr_clock_reject_ns_we2;
+    reg  bus_wr_clock_reject_ns_we3;
+    always @(posedge clk) begin
+        bus_wr_clock_reject_ns_we0 <= !rst && bus_wr_clock_reject_ns && bus_wr_strb[0];
+        bus_wr_clock_reject_ns_we1 <= !rst && bus_wr_clock_reject_ns && bus_wr_strb[1];
+        bus_wr_clock_reject_ns_we2 <= !rst && bus_wr_clock_reject_ns && bus_wr_strb[2];
+        bus_wr_clock_reject_ns_we3 <= !rst && bus_wr_clock_reject_ns && bus_wr_strb[3];
+    end
     always @(posedge clk) begin
         if (rst) begin
             clock_reject_ns_q <= 32'h000f4240;
         end else begin
-            if (bus_wr_clock_reject_ns && bus_wr_strb[0]) clock_reject_ns_q[7:0] <= bus_wr_data[7:0];
-            if (bus_wr_clock_reject_ns && bus_wr_strb[1]) clock_reject_ns_q[15:8] <= bus_wr_data[15:8];
-            if (bus_wr_clock_reject_ns && bus_wr_strb[2]) clock_reject_ns_q[23:16] <= bus_wr_data[23:16];
-            if (bus_wr_clock_reject_ns && bus_wr_strb[3]) clock_reject_ns_q[31:24] <= bus_wr_data[31:24];
+            if (bus_wr_clock_reject_ns_we0) clock_reject_ns_q[7:0] <= bus_wr_data_q[7:0];
+            if (bus_wr_clock_reject_ns_we1) clock_reject_ns_q[15:8] <= bus_wr_data_q[15:8];
+            if (bus_wr_clock_reject_ns_we2) clock_reject_ns_q[23:16] <= bus_wr_data_q[23:16];
+            if (bus_wr_clock_reject_ns_we3) clock_reject_ns_q[31:24] <= bus_wr_data_q[31:24];
         end
     end
 
@@ -674,14 +856,24 @@ module fp_ptrain_regs (
         for (i = 0; i < 4; i = i + 1) begin : g_gen_src_ip
             // gen_src_ip_word (rw, 32-bit)
             wire wr_gen_src_ip_word = bus_wr_en && bus_wr_sel_q[22 + i * 1];
+            reg  wr_gen_src_ip_word_we0;
+            reg  wr_gen_src_ip_word_we1;
+            reg  wr_gen_src_ip_word_we2;
+            reg  wr_gen_src_ip_word_we3;
+            always @(posedge clk) begin
+                wr_gen_src_ip_word_we0 <= !rst && wr_gen_src_ip_word && bus_wr_strb[0];
+                wr_gen_src_ip_word_we1 <= !rst && wr_gen_src_ip_word && bus_wr_strb[1];
+                wr_gen_src_ip_word_we2 <= !rst && wr_gen_src_ip_word && bus_wr_strb[2];
+                wr_gen_src_ip_word_we3 <= !rst && wr_gen_src_ip_word && bus_wr_strb[3];
+            end
             always @(posedge clk) begin
                 if (rst) begin
                     gen_src_ip_word_q[i*32 +: 32] <= 32'h00000000;
                 end else begin
-                    if (wr_gen_src_ip_word && bus_wr_strb[0]) gen_src_ip_word_q[i*32 +: 8] <= bus_wr_data[7:0];
-                    if (wr_gen_src_ip_word && bus_wr_strb[1]) gen_src_ip_word_q[i*32 + 8 +: 8] <= bus_wr_data[15:8];
-                    if (wr_gen_src_ip_word && bus_wr_strb[2]) gen_src_ip_word_q[i*32 + 16 +: 8] <= bus_wr_data[23:16];
-                    if (wr_gen_src_ip_word && bus_wr_strb[3]) gen_src_ip_word_q[i*32 + 24 +: 8] <= bus_wr_data[31:24];
+                    if (wr_gen_src_ip_word_we0) gen_src_ip_word_q[i*32 +: 8] <= bus_wr_data_q[7:0];
+                    if (wr_gen_src_ip_word_we1) gen_src_ip_word_q[i*32 + 8 +: 8] <= bus_wr_data_q[15:8];
+                    if (wr_gen_src_ip_word_we2) gen_src_ip_word_q[i*32 + 16 +: 8] <= bus_wr_data_q[23:16];
+                    if (wr_gen_src_ip_word_we3) gen_src_ip_word_q[i*32 + 24 +: 8] <= bus_wr_data_q[31:24];
                 end
             end
         end
@@ -692,14 +884,24 @@ module fp_ptrain_regs (
         for (i = 0; i < 4; i = i + 1) begin : g_gen_dst_ip
             // gen_dst_ip_word (rw, 32-bit)
             wire wr_gen_dst_ip_word = bus_wr_en && bus_wr_sel_q[26 + i * 1];
+            reg  wr_gen_dst_ip_word_we0;
+            reg  wr_gen_dst_ip_word_we1;
+            reg  wr_gen_dst_ip_word_we2;
+            reg  wr_gen_dst_ip_word_we3;
+            always @(posedge clk) begin
+                wr_gen_dst_ip_word_we0 <= !rst && wr_gen_dst_ip_word && bus_wr_strb[0];
+                wr_gen_dst_ip_word_we1 <= !rst && wr_gen_dst_ip_word && bus_wr_strb[1];
+                wr_gen_dst_ip_word_we2 <= !rst && wr_gen_dst_ip_word && bus_wr_strb[2];
+                wr_gen_dst_ip_word_we3 <= !rst && wr_gen_dst_ip_word && bus_wr_strb[3];
+            end
             always @(posedge clk) begin
                 if (rst) begin
                     gen_dst_ip_word_q[i*32 +: 32] <= 32'h00000000;
                 end else begin
-                    if (wr_gen_dst_ip_word && bus_wr_strb[0]) gen_dst_ip_word_q[i*32 +: 8] <= bus_wr_data[7:0];
-                    if (wr_gen_dst_ip_word && bus_wr_strb[1]) gen_dst_ip_word_q[i*32 + 8 +: 8] <= bus_wr_data[15:8];
-                    if (wr_gen_dst_ip_word && bus_wr_strb[2]) gen_dst_ip_word_q[i*32 + 16 +: 8] <= bus_wr_data[23:16];
-                    if (wr_gen_dst_ip_word && bus_wr_strb[3]) gen_dst_ip_word_q[i*32 + 24 +: 8] <= bus_wr_data[31:24];
+                    if (wr_gen_dst_ip_word_we0) gen_dst_ip_word_q[i*32 +: 8] <= bus_wr_data_q[7:0];
+                    if (wr_gen_dst_ip_word_we1) gen_dst_ip_word_q[i*32 + 8 +: 8] <= bus_wr_data_q[15:8];
+                    if (wr_gen_dst_ip_word_we2) gen_dst_ip_word_q[i*32 + 16 +: 8] <= bus_wr_data_q[23:16];
+                    if (wr_gen_dst_ip_word_we3) gen_dst_ip_word_q[i*32 + 24 +: 8] <= bus_wr_data_q[31:24];
                 end
             end
         end
@@ -711,69 +913,135 @@ module fp_ptrain_regs (
             // rule_dst_mac (rw, 64-bit)
             wire wr_rule_dst_mac_lo = bus_wr_en && bus_wr_sel_q[30 + i * 16];
             wire wr_rule_dst_mac_hi = bus_wr_en && bus_wr_sel_q[31 + i * 16];
+            reg  wr_rule_dst_mac_lo_we0;
+            reg  wr_rule_dst_mac_lo_we1;
+            reg  wr_rule_dst_mac_lo_we2;
+            reg  wr_rule_dst_mac_lo_we3;
+            reg  wr_rule_dst_mac_hi_we0;
+            reg  wr_rule_dst_mac_hi_we1;
+            always @(posedge clk) begin
+                wr_rule_dst_mac_lo_we0 <= !rst && wr_rule_dst_mac_lo && bus_wr_strb[0];
+                wr_rule_dst_mac_lo_we1 <= !rst && wr_rule_dst_mac_lo && bus_wr_strb[1];
+                wr_rule_dst_mac_lo_we2 <= !rst && wr_rule_dst_mac_lo && bus_wr_strb[2];
+                wr_rule_dst_mac_lo_we3 <= !rst && wr_rule_dst_mac_lo && bus_wr_strb[3];
+                wr_rule_dst_mac_hi_we0 <= !rst && wr_rule_dst_mac_hi && bus_wr_strb[0];
+                wr_rule_dst_mac_hi_we1 <= !rst && wr_rule_dst_mac_hi && bus_wr_strb[1];
+            end
             always @(posedge clk) begin
                 if (rst) begin
                     rule_dst_mac_addr_q[i*48 +: 48] <= 48'h000000000000;
                 end else begin
-                    if (wr_rule_dst_mac_lo && bus_wr_strb[0]) rule_dst_mac_addr_q[i*48 +: 8] <= bus_wr_data[7:0];
-                    if (wr_rule_dst_mac_lo && bus_wr_strb[1]) rule_dst_mac_addr_q[i*48 + 8 +: 8] <= bus_wr_data[15:8];
-                    if (wr_rule_dst_mac_lo && bus_wr_strb[2]) rule_dst_mac_addr_q[i*48 + 16 +: 8] <= bus_wr_data[23:16];
-                    if (wr_rule_dst_mac_lo && bus_wr_strb[3]) rule_dst_mac_addr_q[i*48 + 24 +: 8] <= bus_wr_data[31:24];
-                    if (wr_rule_dst_mac_hi && bus_wr_strb[0]) rule_dst_mac_addr_q[i*48 + 32 +: 8] <= bus_wr_data[7:0];
-                    if (wr_rule_dst_mac_hi && bus_wr_strb[1]) rule_dst_mac_addr_q[i*48 + 40 +: 8] <= bus_wr_data[15:8];
+                    if (wr_rule_dst_mac_lo_we0) rule_dst_mac_addr_q[i*48 +: 8] <= bus_wr_data_q[7:0];
+                    if (wr_rule_dst_mac_lo_we1) rule_dst_mac_addr_q[i*48 + 8 +: 8] <= bus_wr_data_q[15:8];
+                    if (wr_rule_dst_mac_lo_we2) rule_dst_mac_addr_q[i*48 + 16 +: 8] <= bus_wr_data_q[23:16];
+                    if (wr_rule_dst_mac_lo_we3) rule_dst_mac_addr_q[i*48 + 24 +: 8] <= bus_wr_data_q[31:24];
+                    if (wr_rule_dst_mac_hi_we0) rule_dst_mac_addr_q[i*48 + 32 +: 8] <= bus_wr_data_q[7:0];
+                    if (wr_rule_dst_mac_hi_we1) rule_dst_mac_addr_q[i*48 + 40 +: 8] <= bus_wr_data_q[15:8];
                 end
             end
 
             // rule_dst_mac_mask (rw, 64-bit)
             wire wr_rule_dst_mac_mask_lo = bus_wr_en && bus_wr_sel_q[32 + i * 16];
             wire wr_rule_dst_mac_mask_hi = bus_wr_en && bus_wr_sel_q[33 + i * 16];
+            reg  wr_rule_dst_mac_mask_lo_we0;
+            reg  wr_rule_dst_mac_mask_lo_we1;
+            reg  wr_rule_dst_mac_mask_lo_we2;
+            reg  wr_rule_dst_mac_mask_lo_we3;
+            reg  wr_rule_dst_mac_mask_hi_we0;
+            reg  wr_rule_dst_mac_mask_hi_we1;
+            always @(posedge clk) begin
+                wr_rule_dst_mac_mask_lo_we0 <= !rst && wr_rule_dst_mac_mask_lo && bus_wr_strb[0];
+                wr_rule_dst_mac_mask_lo_we1 <= !rst && wr_rule_dst_mac_mask_lo && bus_wr_strb[1];
+                wr_rule_dst_mac_mask_lo_we2 <= !rst && wr_rule_dst_mac_mask_lo && bus_wr_strb[2];
+                wr_rule_dst_mac_mask_lo_we3 <= !rst && wr_rule_dst_mac_mask_lo && bus_wr_strb[3];
+                wr_rule_dst_mac_mask_hi_we0 <= !rst && wr_rule_dst_mac_mask_hi && bus_wr_strb[0];
+                wr_rule_dst_mac_mask_hi_we1 <= !rst && wr_rule_dst_mac_mask_hi && bus_wr_strb[1];
+            end
             always @(posedge clk) begin
                 if (rst) begin
                     rule_dst_mac_mask_addr_q[i*48 +: 48] <= 48'h000000000000;
                 end else begin
-                    if (wr_rule_dst_mac_mask_lo && bus_wr_strb[0]) rule_dst_mac_mask_addr_q[i*48 +: 8] <= bus_wr_data[7:0];
-                    if (wr_rule_dst_mac_mask_lo && bus_wr_strb[1]) rule_dst_mac_mask_addr_q[i*48 + 8 +: 8] <= bus_wr_data[15:8];
-                    if (wr_rule_dst_mac_mask_lo && bus_wr_strb[2]) rule_dst_mac_mask_addr_q[i*48 + 16 +: 8] <= bus_wr_data[23:16];
-                    if (wr_rule_dst_mac_mask_lo && bus_wr_strb[3]) rule_dst_mac_mask_addr_q[i*48 + 24 +: 8] <= bus_wr_data[31:24];
-                    if (wr_rule_dst_mac_mask_hi && bus_wr_strb[0]) rule_dst_mac_mask_addr_q[i*48 + 32 +: 8] <= bus_wr_data[7:0];
-                    if (wr_rule_dst_mac_mask_hi && bus_wr_strb[1]) rule_dst_mac_mask_addr_q[i*48 + 40 +: 8] <= bus_wr_data[15:8];
+                    if (wr_rule_dst_mac_mask_lo_we0) rule_dst_mac_mask_addr_q[i*48 +: 8] <= bus_wr_data_q[7:0];
+                    if (wr_rule_dst_mac_mask_lo_we1) rule_dst_mac_mask_addr_q[i*48 + 8 +: 8] <= bus_wr_data_q[15:8];
+                    if (wr_rule_dst_mac_mask_lo_we2) rule_dst_mac_mask_addr_q[i*48 + 16 +: 8] <= bus_wr_data_q[23:16];
+                    if (wr_rule_dst_mac_mask_lo_we3) rule_dst_mac_mask_addr_q[i*48 + 24 +: 8] <= bus_wr_data_q[31:24];
+                    if (wr_rule_dst_mac_mask_hi_we0) rule_dst_mac_mask_addr_q[i*48 + 32 +: 8] <= bus_wr_data_q[7:0];
+                    if (wr_rule_dst_mac_mask_hi_we1) rule_dst_mac_mask_addr_q[i*48 + 40 +: 8] <= bus_wr_data_q[15:8];
                 end
             end
 
             // rule_src_mac (rw, 64-bit)
             wire wr_rule_src_mac_lo = bus_wr_en && bus_wr_sel_q[34 + i * 16];
             wire wr_rule_src_mac_hi = bus_wr_en && bus_wr_sel_q[35 + i * 16];
+            reg  wr_rule_src_mac_lo_we0;
+            reg  wr_rule_src_mac_lo_we1;
+            reg  wr_rule_src_mac_lo_we2;
+            reg  wr_rule_src_mac_lo_we3;
+            reg  wr_rule_src_mac_hi_we0;
+            reg  wr_rule_src_mac_hi_we1;
+            always @(posedge clk) begin
+                wr_rule_src_mac_lo_we0 <= !rst && wr_rule_src_mac_lo && bus_wr_strb[0];
+                wr_rule_src_mac_lo_we1 <= !rst && wr_rule_src_mac_lo && bus_wr_strb[1];
+                wr_rule_src_mac_lo_we2 <= !rst && wr_rule_src_mac_lo && bus_wr_strb[2];
+                wr_rule_src_mac_lo_we3 <= !rst && wr_rule_src_mac_lo && bus_wr_strb[3];
+                wr_rule_src_mac_hi_we0 <= !rst && wr_rule_src_mac_hi && bus_wr_strb[0];
+                wr_rule_src_mac_hi_we1 <= !rst && wr_rule_src_mac_hi && bus_wr_strb[1];
+            end
             always @(posedge clk) begin
                 if (rst) begin
                     rule_src_mac_addr_q[i*48 +: 48] <= 48'h000000000000;
                 end else begin
-                    if (wr_rule_src_mac_lo && bus_wr_strb[0]) rule_src_mac_addr_q[i*48 +: 8] <= bus_wr_data[7:0];
-                    if (wr_rule_src_mac_lo && bus_wr_strb[1]) rule_src_mac_addr_q[i*48 + 8 +: 8] <= bus_wr_data[15:8];
-                    if (wr_rule_src_mac_lo && bus_wr_strb[2]) rule_src_mac_addr_q[i*48 + 16 +: 8] <= bus_wr_data[23:16];
-                    if (wr_rule_src_mac_lo && bus_wr_strb[3]) rule_src_mac_addr_q[i*48 + 24 +: 8] <= bus_wr_data[31:24];
-                    if (wr_rule_src_mac_hi && bus_wr_strb[0]) rule_src_mac_addr_q[i*48 + 32 +: 8] <= bus_wr_data[7:0];
-                    if (wr_rule_src_mac_hi && bus_wr_strb[1]) rule_src_mac_addr_q[i*48 + 40 +: 8] <= bus_wr_data[15:8];
+                    if (wr_rule_src_mac_lo_we0) rule_src_mac_addr_q[i*48 +: 8] <= bus_wr_data_q[7:0];
+                    if (wr_rule_src_mac_lo_we1) rule_src_mac_addr_q[i*48 + 8 +: 8] <= bus_wr_data_q[15:8];
+                    if (wr_rule_src_mac_lo_we2) rule_src_mac_addr_q[i*48 + 16 +: 8] <= bus_wr_data_q[23:16];
+                    if (wr_rule_src_mac_lo_we3) rule_src_mac_addr_q[i*48 + 24 +: 8] <= bus_wr_data_q[31:24];
+                    if (wr_rule_src_mac_hi_we0) rule_src_mac_addr_q[i*48 + 32 +: 8] <= bus_wr_data_q[7:0];
+                    if (wr_rule_src_mac_hi_we1) rule_src_mac_addr_q[i*48 + 40 +: 8] <= bus_wr_data_q[15:8];
                 end
             end
 
             // rule_src_mac_mask (rw, 64-bit)
             wire wr_rule_src_mac_mask_lo = bus_wr_en && bus_wr_sel_q[36 + i * 16];
             wire wr_rule_src_mac_mask_hi = bus_wr_en && bus_wr_sel_q[37 + i * 16];
+            reg  wr_rule_src_mac_mask_lo_we0;
+            reg  wr_rule_src_mac_mask_lo_we1;
+            reg  wr_rule_src_mac_mask_lo_we2;
+            reg  wr_rule_src_mac_mask_lo_we3;
+            reg  wr_rule_src_mac_mask_hi_we0;
+            reg  wr_rule_src_mac_mask_hi_we1;
+            always @(posedge clk) begin
+                wr_rule_src_mac_mask_lo_we0 <= !rst && wr_rule_src_mac_mask_lo && bus_wr_strb[0];
+                wr_rule_src_mac_mask_lo_we1 <= !rst && wr_rule_src_mac_mask_lo && bus_wr_strb[1];
+                wr_rule_src_mac_mask_lo_we2 <= !rst && wr_rule_src_mac_mask_lo && bus_wr_strb[2];
+                wr_rule_src_mac_mask_lo_we3 <= !rst && wr_rule_src_mac_mask_lo && bus_wr_strb[3];
+                wr_rule_src_mac_mask_hi_we0 <= !rst && wr_rule_src_mac_mask_hi && bus_wr_strb[0];
+                wr_rule_src_mac_mask_hi_we1 <= !rst && wr_rule_src_mac_mask_hi && bus_wr_strb[1];
+            end
             always @(posedge clk) begin
                 if (rst) begin
                     rule_src_mac_mask_addr_q[i*48 +: 48] <= 48'h000000000000;
                 end else begin
-                    if (wr_rule_src_mac_mask_lo && bus_wr_strb[0]) rule_src_mac_mask_addr_q[i*48 +: 8] <= bus_wr_data[7:0];
-                    if (wr_rule_src_mac_mask_lo && bus_wr_strb[1]) rule_src_mac_mask_addr_q[i*48 + 8 +: 8] <= bus_wr_data[15:8];
-                    if (wr_rule_src_mac_mask_lo && bus_wr_strb[2]) rule_src_mac_mask_addr_q[i*48 + 16 +: 8] <= bus_wr_data[23:16];
-                    if (wr_rule_src_mac_mask_lo && bus_wr_strb[3]) rule_src_mac_mask_addr_q[i*48 + 24 +: 8] <= bus_wr_data[31:24];
-                    if (wr_rule_src_mac_mask_hi && bus_wr_strb[0]) rule_src_mac_mask_addr_q[i*48 + 32 +: 8] <= bus_wr_data[7:0];
-                    if (wr_rule_src_mac_mask_hi && bus_wr_strb[1]) rule_src_mac_mask_addr_q[i*48 + 40 +: 8] <= bus_wr_data[15:8];
+                    if (wr_rule_src_mac_mask_lo_we0) rule_src_mac_mask_addr_q[i*48 +: 8] <= bus_wr_data_q[7:0];
+                    if (wr_rule_src_mac_mask_lo_we1) rule_src_mac_mask_addr_q[i*48 + 8 +: 8] <= bus_wr_data_q[15:8];
+                    if (wr_rule_src_mac_mask_lo_we2) rule_src_mac_mask_addr_q[i*48 + 16 +: 8] <= bus_wr_data_q[23:16];
+                    if (wr_rule_src_mac_mask_lo_we3) rule_src_mac_mask_addr_q[i*48 + 24 +: 8] <= bus_wr_data_q[31:24];
+                    if (wr_rule_src_mac_mask_hi_we0) rule_src_mac_mask_addr_q[i*48 + 32 +: 8] <= bus_wr_data_q[7:0];
+                    if (wr_rule_src_mac_mask_hi_we1) rule_src_mac_mask_addr_q[i*48 + 40 +: 8] <= bus_wr_data_q[15:8];
                 end
             end
 
             // rule_l2 (rw, 32-bit)
             wire wr_rule_l2 = bus_wr_en && bus_wr_sel_q[38 + i * 16];
+            reg  wr_rule_l2_we0;
+            reg  wr_rule_l2_we1;
+            reg  wr_rule_l2_we2;
+            reg  wr_rule_l2_we3;
+            always @(posedge clk) begin
+                wr_rule_l2_we0 <= !rst && wr_rule_l2 && bus_wr_strb[0];
+                wr_rule_l2_we1 <= !rst && wr_rule_l2 && bus_wr_strb[1];
+                wr_rule_l2_we2 <= !rst && wr_rule_l2 && bus_wr_strb[2];
+                wr_rule_l2_we3 <= !rst && wr_rule_l2 && bus_wr_strb[3];
+            end
             always @(posedge clk) begin
                 if (rst) begin
                     rule_l2_vid_q[i*12 +: 12] <= 12'h000;
@@ -783,106 +1051,172 @@ module fp_ptrain_regs (
                     rule_l2_tagged_mask_q[i] <= 1'h0;
                     rule_l2_ipv6_mask_q[i] <= 1'h0;
                 end else begin
-                    if (wr_rule_l2 && bus_wr_strb[0]) rule_l2_vid_q[i*12 +: 8] <= bus_wr_data[7:0];
-                    if (wr_rule_l2 && bus_wr_strb[1]) rule_l2_vid_q[i*12 + 8 +: 4] <= bus_wr_data[11:8];
-                    if (wr_rule_l2 && bus_wr_strb[1]) rule_l2_tagged_q[i] <= bus_wr_data[12];
-                    if (wr_rule_l2 && bus_wr_strb[1]) rule_l2_ipv6_q[i] <= bus_wr_data[13];
-                    if (wr_rule_l2 && bus_wr_strb[2]) rule_l2_vid_mask_q[i*12 +: 8] <= bus_wr_data[23:16];
-                    if (wr_rule_l2 && bus_wr_strb[3]) rule_l2_vid_mask_q[i*12 + 8 +: 4] <= bus_wr_data[27:24];
-                    if (wr_rule_l2 && bus_wr_strb[3]) rule_l2_tagged_mask_q[i] <= bus_wr_data[28];
-                    if (wr_rule_l2 && bus_wr_strb[3]) rule_l2_ipv6_mask_q[i] <= bus_wr_data[29];
+                    if (wr_rule_l2_we0) rule_l2_vid_q[i*12 +: 8] <= bus_wr_data_q[7:0];
+                    if (wr_rule_l2_we1) rule_l2_vid_q[i*12 + 8 +: 4] <= bus_wr_data_q[11:8];
+                    if (wr_rule_l2_we1) rule_l2_tagged_q[i] <= bus_wr_data_q[12];
+                    if (wr_rule_l2_we1) rule_l2_ipv6_q[i] <= bus_wr_data_q[13];
+                    if (wr_rule_l2_we2) rule_l2_vid_mask_q[i*12 +: 8] <= bus_wr_data_q[23:16];
+                    if (wr_rule_l2_we3) rule_l2_vid_mask_q[i*12 + 8 +: 4] <= bus_wr_data_q[27:24];
+                    if (wr_rule_l2_we3) rule_l2_tagged_mask_q[i] <= bus_wr_data_q[28];
+                    if (wr_rule_l2_we3) rule_l2_ipv6_mask_q[i] <= bus_wr_data_q[29];
                 end
             end
 
             // rule_proto (rw, 32-bit)
             wire wr_rule_proto = bus_wr_en && bus_wr_sel_q[39 + i * 16];
+            reg  wr_rule_proto_we0;
+            reg  wr_rule_proto_we1;
+            always @(posedge clk) begin
+                wr_rule_proto_we0 <= !rst && wr_rule_proto && bus_wr_strb[0];
+                wr_rule_proto_we1 <= !rst && wr_rule_proto && bus_wr_strb[1];
+            end
             always @(posedge clk) begin
                 if (rst) begin
                     rule_proto_number_q[i*8 +: 8] <= 8'h00;
                     rule_proto_mask_q[i*8 +: 8] <= 8'h00;
                 end else begin
-                    if (wr_rule_proto && bus_wr_strb[0]) rule_proto_number_q[i*8 +: 8] <= bus_wr_data[7:0];
-                    if (wr_rule_proto && bus_wr_strb[1]) rule_proto_mask_q[i*8 +: 8] <= bus_wr_data[15:8];
+                    if (wr_rule_proto_we0) rule_proto_number_q[i*8 +: 8] <= bus_wr_data_q[7:0];
+                    if (wr_rule_proto_we1) rule_proto_mask_q[i*8 +: 8] <= bus_wr_data_q[15:8];
                 end
             end
 
             // rule_ip_src (rw, 32-bit)
             wire wr_rule_ip_src = bus_wr_en && bus_wr_sel_q[40 + i * 16];
+            reg  wr_rule_ip_src_we0;
+            reg  wr_rule_ip_src_we1;
+            reg  wr_rule_ip_src_we2;
+            reg  wr_rule_ip_src_we3;
+            always @(posedge clk) begin
+                wr_rule_ip_src_we0 <= !rst && wr_rule_ip_src && bus_wr_strb[0];
+                wr_rule_ip_src_we1 <= !rst && wr_rule_ip_src && bus_wr_strb[1];
+                wr_rule_ip_src_we2 <= !rst && wr_rule_ip_src && bus_wr_strb[2];
+                wr_rule_ip_src_we3 <= !rst && wr_rule_ip_src && bus_wr_strb[3];
+            end
             always @(posedge clk) begin
                 if (rst) begin
                     rule_ip_src_q[i*32 +: 32] <= 32'h00000000;
                 end else begin
-                    if (wr_rule_ip_src && bus_wr_strb[0]) rule_ip_src_q[i*32 +: 8] <= bus_wr_data[7:0];
-                    if (wr_rule_ip_src && bus_wr_strb[1]) rule_ip_src_q[i*32 + 8 +: 8] <= bus_wr_data[15:8];
-                    if (wr_rule_ip_src && bus_wr_strb[2]) rule_ip_src_q[i*32 + 16 +: 8] <= bus_wr_data[23:16];
-                    if (wr_rule_ip_src && bus_wr_strb[3]) rule_ip_src_q[i*32 + 24 +: 8] <= bus_wr_data[31:24];
+                    if (wr_rule_ip_src_we0) rule_ip_src_q[i*32 +: 8] <= bus_wr_data_q[7:0];
+                    if (wr_rule_ip_src_we1) rule_ip_src_q[i*32 + 8 +: 8] <= bus_wr_data_q[15:8];
+                    if (wr_rule_ip_src_we2) rule_ip_src_q[i*32 + 16 +: 8] <= bus_wr_data_q[23:16];
+                    if (wr_rule_ip_src_we3) rule_ip_src_q[i*32 + 24 +: 8] <= bus_wr_data_q[31:24];
                 end
             end
 
             // rule_ip_src_mask (rw, 32-bit)
             wire wr_rule_ip_src_mask = bus_wr_en && bus_wr_sel_q[41 + i * 16];
+            reg  wr_rule_ip_src_mask_we0;
+            reg  wr_rule_ip_src_mask_we1;
+            reg  wr_rule_ip_src_mask_we2;
+            reg  wr_rule_ip_src_mask_we3;
+            always @(posedge clk) begin
+                wr_rule_ip_src_mask_we0 <= !rst && wr_rule_ip_src_mask && bus_wr_strb[0];
+                wr_rule_ip_src_mask_we1 <= !rst && wr_rule_ip_src_mask && bus_wr_strb[1];
+                wr_rule_ip_src_mask_we2 <= !rst && wr_rule_ip_src_mask && bus_wr_strb[2];
+                wr_rule_ip_src_mask_we3 <= !rst && wr_rule_ip_src_mask && bus_wr_strb[3];
+            end
             always @(posedge clk) begin
                 if (rst) begin
                     rule_ip_src_mask_q[i*32 +: 32] <= 32'h00000000;
                 end else begin
-                    if (wr_rule_ip_src_mask && bus_wr_strb[0]) rule_ip_src_mask_q[i*32 +: 8] <= bus_wr_data[7:0];
-                    if (wr_rule_ip_src_mask && bus_wr_strb[1]) rule_ip_src_mask_q[i*32 + 8 +: 8] <= bus_wr_data[15:8];
-                    if (wr_rule_ip_src_mask && bus_wr_strb[2]) rule_ip_src_mask_q[i*32 + 16 +: 8] <= bus_wr_data[23:16];
-                    if (wr_rule_ip_src_mask && bus_wr_strb[3]) rule_ip_src_mask_q[i*32 + 24 +: 8] <= bus_wr_data[31:24];
+                    if (wr_rule_ip_src_mask_we0) rule_ip_src_mask_q[i*32 +: 8] <= bus_wr_data_q[7:0];
+                    if (wr_rule_ip_src_mask_we1) rule_ip_src_mask_q[i*32 + 8 +: 8] <= bus_wr_data_q[15:8];
+                    if (wr_rule_ip_src_mask_we2) rule_ip_src_mask_q[i*32 + 16 +: 8] <= bus_wr_data_q[23:16];
+                    if (wr_rule_ip_src_mask_we3) rule_ip_src_mask_q[i*32 + 24 +: 8] <= bus_wr_data_q[31:24];
                 end
             end
 
             // rule_ip_dst (rw, 32-bit)
             wire wr_rule_ip_dst = bus_wr_en && bus_wr_sel_q[42 + i * 16];
+            reg  wr_rule_ip_dst_we0;
+            reg  wr_rule_ip_dst_we1;
+            reg  wr_rule_ip_dst_we2;
+            reg  wr_rule_ip_dst_we3;
+            always @(posedge clk) begin
+                wr_rule_ip_dst_we0 <= !rst && wr_rule_ip_dst && bus_wr_strb[0];
+                wr_rule_ip_dst_we1 <= !rst && wr_rule_ip_dst && bus_wr_strb[1];
+                wr_rule_ip_dst_we2 <= !rst && wr_rule_ip_dst && bus_wr_strb[2];
+                wr_rule_ip_dst_we3 <= !rst && wr_rule_ip_dst && bus_wr_strb[3];
+            end
             always @(posedge clk) begin
                 if (rst) begin
                     rule_ip_dst_q[i*32 +: 32] <= 32'h00000000;
                 end else begin
-                    if (wr_rule_ip_dst && bus_wr_strb[0]) rule_ip_dst_q[i*32 +: 8] <= bus_wr_data[7:0];
-                    if (wr_rule_ip_dst && bus_wr_strb[1]) rule_ip_dst_q[i*32 + 8 +: 8] <= bus_wr_data[15:8];
-                    if (wr_rule_ip_dst && bus_wr_strb[2]) rule_ip_dst_q[i*32 + 16 +: 8] <= bus_wr_data[23:16];
-                    if (wr_rule_ip_dst && bus_wr_strb[3]) rule_ip_dst_q[i*32 + 24 +: 8] <= bus_wr_data[31:24];
+                    if (wr_rule_ip_dst_we0) rule_ip_dst_q[i*32 +: 8] <= bus_wr_data_q[7:0];
+                    if (wr_rule_ip_dst_we1) rule_ip_dst_q[i*32 + 8 +: 8] <= bus_wr_data_q[15:8];
+                    if (wr_rule_ip_dst_we2) rule_ip_dst_q[i*32 + 16 +: 8] <= bus_wr_data_q[23:16];
+                    if (wr_rule_ip_dst_we3) rule_ip_dst_q[i*32 + 24 +: 8] <= bus_wr_data_q[31:24];
                 end
             end
 
             // rule_ip_dst_mask (rw, 32-bit)
             wire wr_rule_ip_dst_mask = bus_wr_en && bus_wr_sel_q[43 + i * 16];
+            reg  wr_rule_ip_dst_mask_we0;
+            reg  wr_rule_ip_dst_mask_we1;
+            reg  wr_rule_ip_dst_mask_we2;
+            reg  wr_rule_ip_dst_mask_we3;
+            always @(posedge clk) begin
+                wr_rule_ip_dst_mask_we0 <= !rst && wr_rule_ip_dst_mask && bus_wr_strb[0];
+                wr_rule_ip_dst_mask_we1 <= !rst && wr_rule_ip_dst_mask && bus_wr_strb[1];
+                wr_rule_ip_dst_mask_we2 <= !rst && wr_rule_ip_dst_mask && bus_wr_strb[2];
+                wr_rule_ip_dst_mask_we3 <= !rst && wr_rule_ip_dst_mask && bus_wr_strb[3];
+            end
             always @(posedge clk) begin
                 if (rst) begin
                     rule_ip_dst_mask_q[i*32 +: 32] <= 32'h00000000;
                 end else begin
-                    if (wr_rule_ip_dst_mask && bus_wr_strb[0]) rule_ip_dst_mask_q[i*32 +: 8] <= bus_wr_data[7:0];
-                    if (wr_rule_ip_dst_mask && bus_wr_strb[1]) rule_ip_dst_mask_q[i*32 + 8 +: 8] <= bus_wr_data[15:8];
-                    if (wr_rule_ip_dst_mask && bus_wr_strb[2]) rule_ip_dst_mask_q[i*32 + 16 +: 8] <= bus_wr_data[23:16];
-                    if (wr_rule_ip_dst_mask && bus_wr_strb[3]) rule_ip_dst_mask_q[i*32 + 24 +: 8] <= bus_wr_data[31:24];
+                    if (wr_rule_ip_dst_mask_we0) rule_ip_dst_mask_q[i*32 +: 8] <= bus_wr_data_q[7:0];
+                    if (wr_rule_ip_dst_mask_we1) rule_ip_dst_mask_q[i*32 + 8 +: 8] <= bus_wr_data_q[15:8];
+                    if (wr_rule_ip_dst_mask_we2) rule_ip_dst_mask_q[i*32 + 16 +: 8] <= bus_wr_data_q[23:16];
+                    if (wr_rule_ip_dst_mask_we3) rule_ip_dst_mask_q[i*32 + 24 +: 8] <= bus_wr_data_q[31:24];
                 end
             end
 
             // rule_ports (rw, 32-bit)
             wire wr_rule_ports = bus_wr_en && bus_wr_sel_q[44 + i * 16];
+            reg  wr_rule_ports_we0;
+            reg  wr_rule_ports_we1;
+            reg  wr_rule_ports_we2;
+            reg  wr_rule_ports_we3;
+            always @(posedge clk) begin
+                wr_rule_ports_we0 <= !rst && wr_rule_ports && bus_wr_strb[0];
+                wr_rule_ports_we1 <= !rst && wr_rule_ports && bus_wr_strb[1];
+                wr_rule_ports_we2 <= !rst && wr_rule_ports && bus_wr_strb[2];
+                wr_rule_ports_we3 <= !rst && wr_rule_ports && bus_wr_strb[3];
+            end
             always @(posedge clk) begin
                 if (rst) begin
                     rule_ports_sport_q[i*16 +: 16] <= 16'h0000;
                     rule_ports_dport_q[i*16 +: 16] <= 16'h0000;
                 end else begin
-                    if (wr_rule_ports && bus_wr_strb[0]) rule_ports_sport_q[i*16 +: 8] <= bus_wr_data[7:0];
-                    if (wr_rule_ports && bus_wr_strb[1]) rule_ports_sport_q[i*16 + 8 +: 8] <= bus_wr_data[15:8];
-                    if (wr_rule_ports && bus_wr_strb[2]) rule_ports_dport_q[i*16 +: 8] <= bus_wr_data[23:16];
-                    if (wr_rule_ports && bus_wr_strb[3]) rule_ports_dport_q[i*16 + 8 +: 8] <= bus_wr_data[31:24];
+                    if (wr_rule_ports_we0) rule_ports_sport_q[i*16 +: 8] <= bus_wr_data_q[7:0];
+                    if (wr_rule_ports_we1) rule_ports_sport_q[i*16 + 8 +: 8] <= bus_wr_data_q[15:8];
+                    if (wr_rule_ports_we2) rule_ports_dport_q[i*16 +: 8] <= bus_wr_data_q[23:16];
+                    if (wr_rule_ports_we3) rule_ports_dport_q[i*16 + 8 +: 8] <= bus_wr_data_q[31:24];
                 end
             end
 
             // rule_ports_mask (rw, 32-bit)
             wire wr_rule_ports_mask = bus_wr_en && bus_wr_sel_q[45 + i * 16];
+            reg  wr_rule_ports_mask_we0;
+            reg  wr_rule_ports_mask_we1;
+            reg  wr_rule_ports_mask_we2;
+            reg  wr_rule_ports_mask_we3;
+            always @(posedge clk) begin
+                wr_rule_ports_mask_we0 <= !rst && wr_rule_ports_mask && bus_wr_strb[0];
+                wr_rule_ports_mask_we1 <= !rst && wr_rule_ports_mask && bus_wr_strb[1];
+                wr_rule_ports_mask_we2 <= !rst && wr_rule_ports_mask && bus_wr_strb[2];
+                wr_rule_ports_mask_we3 <= !rst && wr_rule_ports_mask && bus_wr_strb[3];
+            end
             always @(posedge clk) begin
                 if (rst) begin
                     rule_ports_mask_sport_q[i*16 +: 16] <= 16'h0000;
                     rule_ports_mask_dport_q[i*16 +: 16] <= 16'h0000;
                 end else begin
-                    if (wr_rule_ports_mask && bus_wr_strb[0]) rule_ports_mask_sport_q[i*16 +: 8] <= bus_wr_data[7:0];
-                    if (wr_rule_ports_mask && bus_wr_strb[1]) rule_ports_mask_sport_q[i*16 + 8 +: 8] <= bus_wr_data[15:8];
-                    if (wr_rule_ports_mask && bus_wr_strb[2]) rule_ports_mask_dport_q[i*16 +: 8] <= bus_wr_data[23:16];
-                    if (wr_rule_ports_mask && bus_wr_strb[3]) rule_ports_mask_dport_q[i*16 + 8 +: 8] <= bus_wr_data[31:24];
+                    if (wr_rule_ports_mask_we0) rule_ports_mask_sport_q[i*16 +: 8] <= bus_wr_data_q[7:0];
+                    if (wr_rule_ports_mask_we1) rule_ports_mask_sport_q[i*16 + 8 +: 8] <= bus_wr_data_q[15:8];
+                    if (wr_rule_ports_mask_we2) rule_ports_mask_dport_q[i*16 +: 8] <= bus_wr_data_q[23:16];
+                    if (wr_rule_ports_mask_we3) rule_ports_mask_dport_q[i*16 + 8 +: 8] <= bus_wr_data_q[31:24];
                 end
             end
         end
