@@ -121,13 +121,34 @@ module fp_eth_mac_1g_tx (
     localparam integer D_CSUM_I = 1 - F_CSUM;
     localparam integer D_LAST_I = 2 - F_END;
     localparam [15:0]        LE_MAX = LE_MAX_I[15:0];
-    localparam signed [17:0] D_SEC  = D_SEC_I[17:0];
-    localparam signed [17:0] D_USEC = D_USEC_I[17:0];
-    localparam signed [17:0] D_TX   = D_TX_I[17:0];
-    localparam signed [17:0] D_CSUM = D_CSUM_I[17:0];
-    localparam signed [17:0] D_LAST = D_LAST_I[17:0];
+
+    // The mode-1 flags of d as 128-entry patterns over its 7-bit two's complement (index = d mod
+    // 128 for d in [-64, 63]): in a stamp field, at or past the first (d <= D_SEC_I), at or past
+    // the last (d <= D_LAST_I).
+    function [127:0] d_pattern(input integer which);
+        integer i, d;
+        begin
+            d_pattern = 128'd0;
+            for (i = 0; i < 128; i = i + 1) begin
+                d = (i < 64) ? i : i - 128;
+                if (which == 0)
+                    d_pattern[i] = (d <= D_SEC_I && d >= D_SEC_I - 3) || (d <= D_USEC_I && d >= D_USEC_I - 3) ||
+                                   (d <= D_TX_I && d >= D_TX_I - 7) || (d <= D_CSUM_I && d >= D_LAST_I);
+                else if (which == 1)
+                    d_pattern[i] = d <= D_SEC_I;
+                else
+                    d_pattern[i] = d <= D_LAST_I;
+            end
+        end
+    endfunction
+    localparam [127:0] W1_PAT   = d_pattern(0);
+    localparam [127:0] BEG1_PAT = d_pattern(1);
+    localparam [127:0] LAST_PAT = d_pattern(2);
 
     generate
+        if (D_SEC_I > 63 || D_LAST_I < -64) begin : g_bad_bounds
+            PARAMETER_ERROR_tester_stamp_bounds_outside_minus_64_to_63 u_error();
+        end
         if (`FP_PTRAIN_TESTER_TV_SEC_LEN != 4 || `FP_PTRAIN_TESTER_TV_USEC_LEN != 4 ||
             `FP_PTRAIN_TESTER_TX_TIME_LEN != 8 || `FP_PTRAIN_TESTER_CSUM_ADJ_LEN != 2 ||
             F_SEC < 1 || F_USEC < F_SEC + 4 || F_TX < F_USEC + 4 || F_CSUM < F_TX + 8 || F_END > 60) begin : g_bad_fmt
@@ -266,11 +287,15 @@ module fp_eth_mac_1g_tx (
     wire        pf_next   = first ? f2_pf_q : dms <= -18'sd6;                      // pf(dm_q - 1)
     // mode 1: the next byte (d = dist_next - 1 = offset - 1 - n; after the first byte) is a stamp
     // byte, the stamp has begun at it, and fits if it is the client's last. The compares are made
-    // on dist_next a byte ahead (D_* are the bounds + 1) and registered (rw1_q, rbeg1_q, rlast_q),
+    // on dist_next a byte ahead (D_*_I are the bounds + 1, as patterns over d mod 128) and registered (rw1_q, rbeg1_q, rlast_q),
     // so only registers reach the flags.
-    wire signed [17:0] dn = dist_next;
-    wire        r_w1      = (dn <= D_SEC  && dn >= D_SEC - 18'sd3) || (dn <= D_USEC && dn >= D_USEC - 18'sd3) ||
-                            (dn <= D_TX   && dn >= D_TX - 18'sd7)  || (dn <= D_CSUM && dn >= D_LAST);
+    // Every bound lies in [-64, 63] (the fields end by byte 60), so each compare is a 7-bit
+    // pattern lookup on d[6:0] (d = dist_next) when d's upper bits are a sign extension (dn_small), and the
+    // sign alone otherwise: LUTs only, no carry chain between dm_q and the flags.
+    wire        dn_small  = (dist_next[17:6] == 12'd0) || (&dist_next[17:6]);
+    wire        r_w1      = dn_small && W1_PAT[dist_next[6:0]];
+    wire        r_beg1    = dn_small ? BEG1_PAT[dist_next[6:0]] : dist_next[17];   // d <= D_SEC_I
+    wire        r_last    = dn_small ? LAST_PAT[dist_next[6:0]] : dist_next[17];   // d <= D_LAST_I
     wire        n_w1      = !first && rw1_q;
     wire        n_beg1    = !first && rbeg1_q;
     wire        n_fit1    = le_now || (!first && rlast_q);
@@ -378,8 +403,8 @@ module fp_eth_mac_1g_tx (
                         crc_q   <= crc_next;
                         cnt_q   <= cnt_inc;
                         rw1_q   <= r_w1;
-                        rbeg1_q <= dn <= D_SEC;
-                        rlast_q <= dn <= D_LAST;
+                        rbeg1_q <= r_beg1;
+                        rlast_q <= r_last;
                         dm_q    <= dm_next;
                         nrel_q  <= 3'd0 - dm_next[2:0];
                         pw_q    <= pw_next;
@@ -421,8 +446,8 @@ module fp_eth_mac_1g_tx (
                     crc_q   <= crc_next;
                     cnt_q   <= cnt_inc;
                     rw1_q   <= r_w1;
-                    rbeg1_q <= dn <= D_SEC;
-                    rlast_q <= dn <= D_LAST;
+                    rbeg1_q <= r_beg1;
+                    rlast_q <= r_last;
                     dm_q    <= dm_next;
                     nrel_q  <= 3'd0 - dm_next[2:0];
                     pw_q    <= pw_next;
