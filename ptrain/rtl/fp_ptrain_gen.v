@@ -161,14 +161,23 @@ module fp_ptrain_gen #(
     localparam [32:0] CT_MAX   = {16'd0, `FP_PTRAIN_COMPACT_TRAIN_MAX};
 
     // ---- start: check and latch --------------------------------------------------------------
+    // Every length the configuration implies is one of a few constants chosen by the layout bits
+    // (no adder between the configuration registers and the compares or the latched fields).
+    localparam [15:0] MIN_V6  = {9'd0, `FP_PTRAIN_MIN_FRAME_IPV6};
+    localparam [15:0] MIN_CMP = {10'd0, `FP_PTRAIN_MIN_FRAME_COMPACT};
+    localparam [15:0] MIN_V4  = {9'd0, `FP_PTRAIN_MIN_FRAME_IPV4};
     wire [15:0] c_eth  = cfg_vlan_en ? ETH_LEN + TAG_LEN : ETH_LEN;
-    wire [15:0] c_ip   = cfg_ipv6 ? IP6_LEN : IP4_LEN;
-    wire [15:0] c_tag  = cfg_vlan_en ? TAG_LEN : 16'd0;
-    wire [15:0] c_min  = (cfg_ipv6 ? {9'd0, `FP_PTRAIN_MIN_FRAME_IPV6} : {10'd0, `FP_PTRAIN_MIN_FRAME_COMPACT})
-                         + c_tag;
+    wire [15:0] c_l3   = cfg_vlan_en ? (cfg_ipv6 ? ETH_LEN + TAG_LEN + IP6_LEN : ETH_LEN + TAG_LEN + IP4_LEN)
+                                     : (cfg_ipv6 ? ETH_LEN + IP6_LEN : ETH_LEN + IP4_LEN);  // eth + ip
+    localparam [15:0] T_E4 = ETH_LEN + IP4_LEN + UDP_LEN;               // tester header offsets
+    localparam [15:0] T_E6 = ETH_LEN + IP6_LEN + UDP_LEN;
+    wire [15:0] c_toff = cfg_vlan_en ? (cfg_ipv6 ? T_E6 + TAG_LEN : (cmp_q ? T_E4 + TAG_LEN + CT_OFF : T_E4 + TAG_LEN))
+                                     : (cfg_ipv6 ? T_E6 : (cmp_q ? T_E4 + CT_OFF : T_E4));
+    wire        ge_min = cfg_ipv6 ? (cfg_vlan_en ? cfg_frame_len >= MIN_V6 + TAG_LEN : cfg_frame_len >= MIN_V6)
+                                  : (cfg_vlan_en ? cfg_frame_len >= MIN_CMP + TAG_LEN : cfg_frame_len >= MIN_CMP);
     // compact: IPv4 below the full header's minimum
-    wire        c_cmp  = !cfg_ipv6 && cfg_frame_len < {9'd0, `FP_PTRAIN_MIN_FRAME_IPV4} + c_tag;
-    wire        cfg_ok = cfg_frame_len >= c_min && cfg_frame_len <= MAX_LEN && cfg_train_len != 32'd0 &&
+    wire        c_cmp  = !cfg_ipv6 && (cfg_vlan_en ? cfg_frame_len < MIN_V4 + TAG_LEN : cfg_frame_len < MIN_V4);
+    wire        cfg_ok = ge_min && cfg_frame_len <= MAX_LEN && cfg_train_len != 32'd0 &&
                          !(c_cmp && {1'b0, cfg_train_len} > CT_MAX);
     // the pulse and the check are registered (one cycle), then acted on
     reg         start_q, cfg_ok_q, cmp_q;
@@ -201,8 +210,8 @@ module fp_ptrain_gen #(
             lay        <= {cfg_ipv6, cfg_vlan_en};
             r_len      <= cfg_frame_len;
             r_iplen    <= cfg_frame_len - c_eth;
-            r_ulen     <= cfg_frame_len - c_eth - c_ip;
-            r_toff     <= c_eth + c_ip + UDP_LEN + (cmp_q ? CT_OFF : 16'd0);
+            r_ulen     <= cfg_frame_len - c_l3;
+            r_toff     <= c_toff;
             r_cmp      <= cmp_q;
             r_beats_m1 <= len_m1 / KW16;
             r_lkeep    <= {KW{1'b1}} >> lk_shift;
