@@ -449,7 +449,6 @@ module fp_ptrain_rx #(
     reg               cs1_v, cs1_first, cs1_last, cs1_hi_all, cs1_hi_eq;
     reg  [DATA_WIDTH-1:0] cs1_d;
     reg  [KEEP_WIDTH-1:0] cs1_k;
-    reg  [NW-1:0]     cs1_q;
     reg  [2:0]        cs1_lim_lo;  // 64 bits: the lanes of the end's beat that are in
     reg               cs2_v, cs2_first, cs2_last;
     reg  [WW-1:0]     cs2_w;       // the beat's summed bytes as 16-bit words (big-endian)
@@ -457,18 +456,29 @@ module fp_ptrain_rx #(
     reg  [18:0]       cs3_sum;
     reg  [31:0]       cs_acc_q, cs_final_q;
 
-    // One cycle later: each lane against the start and the end.
+    // One cycle later: each lane against the start and the end. The lanes' positions against the
+    // four possible starts are compared at the input and registered with the beat (cs1_ge), so
+    // only the class's one-hot start selects among flags here (no compare after the register).
     reg  [DATA_WIDTH-1:0] cs_masked;
-    reg  [5:0]        lane6;
     reg               lo_ok, hi_ok;
-    wire              past_start = cs1_q[NW-1:6] != {(NW-6){1'b0}};   // 64 and on: past any start
+    reg               cs1_past;            // 64 and on: past any start
+    reg  [4*BYTES-1:0] cs1_ge;             // lane j at or past start k: bit 4*j + k
+    always @(posedge clk) begin
+        cs1_past <= pos_q[NW-1:6] != {(NW-6){1'b0}};
+        for (j = 0; j < BYTES; j = j + 1) begin   // lane j's offset: pos_q | j (a multiple of BYTES)
+            cs1_ge[4*j]     <= (pos_q[5:0] | j[5:0]) >= A_0;
+            cs1_ge[4*j + 1] <= (pos_q[5:0] | j[5:0]) >= A_1;
+            cs1_ge[4*j + 2] <= (pos_q[5:0] | j[5:0]) >= A_2;
+            cs1_ge[4*j + 3] <= (pos_q[5:0] | j[5:0]) >= A_3;
+        end
+    end
     always @* begin
         for (j = 0; j < BYTES; j = j + 1) begin
-            lane6 = cs1_q[5:0] | j[5:0];   // cs1_q is a multiple of BYTES
             // (bytes 22..23 arrive with the second tag's type at 64 bits: a start of 22 needs
             // no tag, known from bytes 12..13 already, so they never wait for the class)
-            lo_ok = past_start || (hc_a1h[0] && !hc_tag0 && lane6 >= A_0) ||
-                    (hc_a1h[1] && lane6 >= A_1) || (hc_a1h[2] && lane6 >= A_2) || (hc_a1h[3] && lane6 >= A_3);
+            lo_ok = cs1_past || (hc_a1h[0] && !hc_tag0 && cs1_ge[4*j]) ||
+                    (hc_a1h[1] && cs1_ge[4*j + 1]) || (hc_a1h[2] && cs1_ge[4*j + 2]) ||
+                    (hc_a1h[3] && cs1_ge[4*j + 3]);
             hi_ok = cs1_hi_all || (cs1_hi_eq && j[2:0] < cs1_lim_lo);
             cs_masked[8*j +: 8] = (cs1_k[j] && lo_ok && hi_ok) ? cs1_d[8*j +: 8] : 8'd0;
         end
@@ -478,7 +488,11 @@ module fp_ptrain_rx #(
     wire [WW-1:0] cs_w;
     generate
         if (BYTES == 1) begin : g_w8
-            assign cs_w = cs1_q[0] ? {8'd0, cs_masked} : {cs_masked, 8'd0};
+            reg cs1_odd;   // the byte's offset is odd: a word's low byte (registered with the beat)
+            always @(posedge clk) begin
+                cs1_odd <= pos_q[0];
+            end
+            assign cs_w = cs1_odd ? {8'd0, cs_masked} : {cs_masked, 8'd0};
         end else begin : g_w64
             for (gi = 0; gi < BYTES / 2; gi = gi + 1) begin : g_word
                 assign cs_w[16*gi +: 16] = {cs_masked[16*gi +: 8], cs_masked[16*gi+8 +: 8]};
@@ -499,7 +513,6 @@ module fp_ptrain_rx #(
     always @(posedge clk) begin
         cs1_d      <= in_data;
         cs1_k      <= in_keep;
-        cs1_q      <= pos_q;
         cs1_first  <= pos_q == {NW{1'b0}};
         cs1_last   <= in_last;
         cs1_hi_all <= !lim_applies || beat_lt;
