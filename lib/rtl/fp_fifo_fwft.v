@@ -1,6 +1,7 @@
 // fp_fifo_fwft: first-word-fall-through FIFO on a fp_ram_sdp with push/pop ports: the oldest entry
 // is always on `head` (while `empty` is low) and a pop takes it. Used by fp_node_buffer (free list,
-// output queues of packet heads, per-datapath output buffers).
+// output queues of packet heads, per-datapath output buffers), fp_node_wbuf, fp_node_wtx and the
+// p4 pipeline.
 //
 // HEAD_REG = 0: the RAM is read every cycle at the address of the head after this cycle's pop
 // ("read ahead"), so `head` is the oldest entry in every cycle in which `empty` is low, and one
@@ -21,16 +22,32 @@
 // (one entry and a push: the RAM's read at that edge missed it). The RAM read is at the new
 // address from the edge after a pop, so the caller must not pop in two consecutive cycles
 // (e.g. fp_node_buffer's output queues: an output pops at most once in 3 cycles).
+// HEAD_REG = 3: the same ports and behaviour as HEAD_REG = 0 and 1 (every cycle's head, empty
+// and count, one push and one pop per cycle), and the RAM's read data goes straight into a
+// register (no logic between the RAM's clock-to-out, 5.8 ns on ECP5-6, and its first flip-flop);
+// any multiplexing comes after that register. The oldest entries sit in a front queue of 4
+// registers (`head` = a 4:1 multiplexer of them at a registered index); the others in the RAM. A
+// push goes into the front queue while the RAM holds none of the FIFO's entries and the front
+// queue has a free slot, else into the RAM; while the RAM holds entries and the front queue has a
+// slot free (counting the reads under way), one is read, its slot reserved: the RAM's register,
+// then a register behind it, then the slot (3 edges). Neither decision looks at `pop` (nor does
+// the RAM's read address): `pop` only moves the front queue's read index and the counts. For
+// callers whose reader of the head must not start from the RAM's clock-to-out (e.g.
+// fp_node_wbuf's free list and queue of frames to free). Costs 5 x WIDTH flip-flops (the front
+// queue and the register behind the RAM) where HEAD_REG = 1 has one head register.
 //
-// Latency:    1 cycle (an entry pushed at a rising edge is `head` right after it when the FIFO
-//             was empty).
+// Latency:    1 cycle in every mode (an entry pushed at a rising edge is `head` right after it
+//             when the FIFO was empty; HEAD_REG = 3: it went into the front queue).
 // Throughput: one push and one pop per cycle at any fill level (HEAD_REG = 2: one pop per two
-//             cycles).
+//             cycles; HEAD_REG = 3: one of each per cycle, the front queue never runs dry while
+//             the RAM holds entries).
 // Bad input:  pushing into a full FIFO (count == DEPTH without a pop) or popping an empty one is
 //             the caller's error and corrupts the pointers (not checked: the caller watches
 //             `count` and `empty`). `head` is undefined while `empty` is high. HEAD_REG = 2: a pop
 //             in the cycle after a pop is the caller's error too (the head would be a stale entry).
-// Parameters: WIDTH >= 1; DEPTH a power of two, 2..2^20; HEAD_REG 0, 1 or 2. count is
+//             HEAD_REG = 3: the same rules as 0 and 1 (while count <= DEPTH neither the front
+//             queue nor the RAM can overflow).
+// Parameters: WIDTH >= 1; DEPTH a power of two, 2..2^20; HEAD_REG 0, 1, 2 or 3. count is
 //             $clog2(DEPTH)+1 bits.
 `default_nettype none
 
@@ -58,8 +75,8 @@ module fp_fifo_fwft #(
         if (DEPTH < 2 || DEPTH > (1 << 20) || (DEPTH & (DEPTH - 1)) != 0) begin : g_bad_depth
             PARAMETER_ERROR_DEPTH_must_be_a_power_of_2_from_2_to_2_pow_20 u_error();
         end
-        if (HEAD_REG < 0 || HEAD_REG > 2) begin : g_bad_head_reg
-            PARAMETER_ERROR_HEAD_REG_must_be_0_1_or_2 u_error();
+        if (HEAD_REG < 0 || HEAD_REG > 3) begin : g_bad_head_reg
+            PARAMETER_ERROR_HEAD_REG_must_be_0_1_2_or_3 u_error();
         end
     endgenerate
 
@@ -70,6 +87,8 @@ module fp_fifo_fwft #(
     reg  [AW:0]      wr_q, rd_q;
     wire [WIDTH-1:0] rdata;
     wire [AW-1:0]    raddr;
+    wire             ram_wen;           // HEAD_REG 0..2: every push; 3: pushes into the RAM part
+    wire [AW-1:0]    ram_waddr;
 
     // count and empty are registers of their own (the same values as wr_q - rd_q), so that the
     // users' comparisons (e.g. fp_node_buffer's admission) do not start with a subtraction; the next
@@ -86,8 +105,8 @@ module fp_fifo_fwft #(
         .DATA_WIDTH(WIDTH)
     ) u_ram (
         .clk  (clk),
-        .wen  (push),
-        .waddr(wr_q[AW-1:0]),
+        .wen  (ram_wen),
+        .waddr(ram_waddr),
         .wdata(push_data),
         .ren  (1'b1),
         .raddr(raddr),
@@ -128,6 +147,10 @@ module fp_fifo_fwft #(
     end
 
     generate
+        if (HEAD_REG != 3) begin : g_ram_all
+            assign ram_wen   = push;
+            assign ram_waddr = wr_q[AW-1:0];
+        end
         if (HEAD_REG == 0) begin : g_read_ahead
             reg              byp_q;
             reg  [WIDTH-1:0] byp_data_q;
@@ -154,6 +177,80 @@ module fp_fifo_fwft #(
                 // not popped: the head stays (or the pushed word becomes it in an empty FIFO);
                 // popped with one entry: the pushed word (if any) is the next head
                 h_q <= (empty_q || (pop && !multi)) ? push_data : head;
+            end
+        end else if (HEAD_REG == 3) begin : g_front
+            // front queue: FQ slots, fr_q (head) and fw_q (next slot to fill or reserve) indexes,
+            // n_q slots in use (filled or reserved); RAM part: mw_q (write), mr_q (next read),
+            // m_zero_q (the RAM part holds no entry), mr1_q = mr_q + 1
+            localparam       FQ = 4;
+            localparam [2:0] FQ_N = FQ;
+            reg  [WIDTH-1:0] f_data [0:FQ-1];
+            reg  [1:0]       fr_q, fw_q;
+            reg  [2:0]       n_q;
+            reg  [AW:0]      mw_q, mr1_q;
+            reg  [AW-1:0]    mr_q;
+            reg              m_zero_q;
+            // the reads under way: i1 (data in the RAM's register), i2 (data in o_q) and the slot
+            // each one fills
+            reg              i1_v, i2_v;
+            reg  [1:0]       i1_slot, i2_slot;
+            reg  [WIDTH-1:0] o_q;
+            wire             n_full  = n_q == FQ_N;
+            wire             to_f    = m_zero_q && !n_full;     // a push goes into the front queue
+            wire             issue   = !m_zero_q && !n_full;    // read the RAM part's oldest entry
+            wire             push_f  = push && to_f;
+            wire             push_m  = push && !to_f;
+            wire             fill    = push_f || issue;         // takes slot fw_q
+            wire [2:0]       n_fill  = fill ? n_q + 3'd1 : n_q;
+            integer          k;
+
+            assign ram_wen   = push_m;
+            assign ram_waddr = mw_q[AW-1:0];
+            assign raddr     = mr_q;
+            assign head      = f_data[fr_q];
+
+            always @(posedge clk) begin
+                if (rst) begin
+                    fr_q     <= 2'd0;
+                    fw_q     <= 2'd0;
+                    n_q      <= 3'd0;
+                    mw_q     <= ZERO;
+                    mr_q     <= {AW{1'b0}};
+                    mr1_q    <= ONE;
+                    m_zero_q <= 1'b1;
+                    i1_v     <= 1'b0;
+                    i2_v     <= 1'b0;
+                end else begin
+                    if (pop) begin
+                        fr_q <= fr_q + 2'd1;
+                    end
+                    if (fill) begin
+                        fw_q <= fw_q + 2'd1;
+                    end
+                    n_q <= pop ? n_fill - 3'd1 : n_fill;
+                    if (push_m) begin
+                        mw_q <= mw_q + ONE;
+                    end
+                    if (issue) begin
+                        mr_q  <= mr1_q[AW-1:0];
+                        mr1_q <= mr1_q + ONE;
+                    end
+                    // empty after this edge: nothing pushed into it, and empty now or its last
+                    // entry read now
+                    m_zero_q <= !push_m && (m_zero_q || (issue && mr1_q == mw_q));
+                    i1_v     <= issue;
+                    i2_v     <= i1_v;
+                end
+                i1_slot <= fw_q;
+                i2_slot <= i1_slot;
+                o_q     <= rdata;               // the RAM's read data, straight into a register
+                for (k = 0; k < FQ; k = k + 1) begin
+                    if (i2_v && i2_slot == k[1:0]) begin
+                        f_data[k] <= o_q;
+                    end else if (push_f && fw_q == k[1:0]) begin
+                        f_data[k] <= push_data;
+                    end
+                end
             end
         end else begin : g_head_always_reg
             // the RAM reads rd1_q as in HEAD_REG = 1; its read data is the entry after the head

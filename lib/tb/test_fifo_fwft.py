@@ -1,6 +1,7 @@
 """fp_fifo_fwft: random push/pop against a Python deque, exact latency, one push and one pop per
-cycle at every fill level, reset mid-stream; with HEAD_REG 0 (read ahead), 1 (head register) and
-2 (head always a register; pops at most every other cycle).
+cycle at every fill level, reset mid-stream; with HEAD_REG 0 (read ahead), 1 (head register),
+2 (head always a register; pops at most every other cycle) and 3 (the RAM's read data straight
+into a register, a front queue of 4 registers: the same ports and behaviour as 0 and 1).
 
 A `Fifo` driver runs the ports: before every rising edge (at the falling edge) it checks `empty`,
 `count` and `head` against the model (a deque of the words pushed and not yet popped), then picks
@@ -192,6 +193,9 @@ PARAMS = [
     dict(WIDTH=10, DEPTH=16, HEAD_REG=2),  # fp_node_buffer's output queues: head always a register
     dict(WIDTH=33, DEPTH=2, HEAD_REG=2),
     dict(WIDTH=7, DEPTH=4, HEAD_REG=2),
+    dict(WIDTH=10, DEPTH=16, HEAD_REG=3),  # fp_node_wbuf's free list / frames to free
+    dict(WIDTH=33, DEPTH=2, HEAD_REG=3),   # everything fits in the front queue
+    dict(WIDTH=7, DEPTH=8, HEAD_REG=3),
 ]
 
 

@@ -64,15 +64,23 @@
 //             (frames started and not yet freed), init_done.
 // Timing choices (125 MHz on ECP5): every tready/ready is a register (no input-to-output path);
 //             the input word, the write address/data, the events and every RAM address come from
-//             flip-flops; all RAMs (fp_ram_sdp) have OUT_REG = 1; the allocated segment comes from
-//             the second of two registers fed by the free list's head (and the walker takes its
-//             next frame from a register fed by its queue's head), so a RAM's clock-to-out (5.8 ns
-//             on ECP5-6) reaches one nearby register only; admission compares a counter of
-//             unreserved free segments kept a cycle ahead (ok flag registered, give-backs applied
-//             two cycles late and frees three, which only makes admission stricter); the state
-//             pipeline's forwarding matches are compared a stage early.
-// Memories:   data 2^(SW+WW) x (128 + FP_NW_W); next 2 x 2^SW x SW; frame state 2^SW x
-//             (3 + CW + SW); free list 2^SW x SW; frames to free 2^SW x 2*SW; two 32-entry queues.
+//             flip-flops; every block RAM's read data goes straight into a flip-flop of its own,
+//             with no logic between (a DP16KD's clock-to-out is 5.8 ns on ECP5-6; the two
+//             32-entry queues are LUT RAM with a registered read): the data RAM is built of
+//             slices narrow enough to be one DP16KD each (2^(SW+WW) x SLW bits; one of the full
+//             width and deeper than 2048 words is mapped as DP16KDs cascaded in depth, with a
+//             multiplexer on their outputs), the free list and the queue of frames to free are
+//             fp_fifo_fwft with HEAD_REG = 3 (the head a multiplexer of registers), the allocated
+//             segment comes from the second of two registers fed by the free list's head (and
+//             the walker takes its next frame from a register fed by its queue's head);
+//             admission compares a counter of unreserved free segments kept a cycle ahead (ok
+//             flag registered, give-backs applied two cycles late and frees three, which only
+//             makes admission stricter); the state pipeline's forwarding matches are compared a
+//             stage early.
+// Memories:   data 2^(SW+WW) x (128 + FP_NW_W) in slices of SLW bits (the whole word up to 2048
+//             words, then 4, 2, 1 bits: 34 DP16KD at 4096 words); next 2 x 2^SW x SW; frame state
+//             2^SW x (3 + CW + SW); free list 2^SW x SW; frames to free 2^SW x 2*SW; two 32-entry
+//             queues.
 // Parameters: SOURCES 1..16, READERS 1..16, SEGMENTS 64..4096, SEG_WORDS 2 or 4, MAX_COPIES
 //             1..16, MAX_FRAME_SEGS 1..SEGMENTS (1518-byte frames in 64-byte segments: 24).
 `default_nettype none
@@ -178,6 +186,11 @@ module fp_node_wbuf #(
     localparam HOLD  = 8;                           // writer held while the queues hold this many
     localparam AVW   = NCW + 1;                     // unreserved free segments (and 2*MFS)
     localparam MAXW  = MAX_FRAME_SEGS * SEG_WORDS;  // words of the longest frame
+    localparam DAW   = SW + WW;                     // data RAM address
+    // data RAM slices: 2^DAW words x SLW bits fit one DP16KD (4096 x 4, 8192 x 2, 16384 x 1,
+    // 2048 x 9 and less deep ones wider), so Yosys cascades none in depth
+    localparam SLW   = (DAW <= 11) ? DW : (DAW == 12) ? 4 : (DAW == 13) ? 2 : 1;
+    localparam NSL   = (DW + SLW - 1) / SLW;
 
     localparam [SW:0]    SEGS      = SEGMENTS;
     localparam [FW-1:0]  POS_MAX   = MAXW - 1;
@@ -358,7 +371,7 @@ module fp_node_wbuf #(
 
     // the write registers (the RAMs are written from flip-flops in the next cycle)
     reg            w_en, l_en;
-    reg [SW+WW-1:0] w_addr;
+    reg [DAW-1:0]  w_addr;
     reg [DW-1:0]   w_data;
     reg [SW-1:0]   l_addr, l_data;
     reg [NW-1:0]   b_user;
@@ -416,7 +429,7 @@ module fp_node_wbuf #(
     fp_fifo_fwft #(
         .WIDTH   (SW),
         .DEPTH   (1 << SW),
-        .HEAD_REG(1)
+        .HEAD_REG(3)                    // the RAM's read data straight into a register
     ) u_free (
         .clk      (clk),
         .rst      (rst),
@@ -474,37 +487,56 @@ module fp_node_wbuf #(
     end
 
     // ---------------------------------------------------------------------------------------
-    // Data RAM and next RAMs
+    // Data RAM (NSL slices of SLW bits: a deeper one of the whole width is mapped by Yosys as
+    // DP16KDs cascaded in depth, with a multiplexer between the RAMs and their output register)
+    // and next RAMs
     // ---------------------------------------------------------------------------------------
     reg  [SW-1:0]  a3_seg;
     reg  [WW-1:0]  a3_word;
-    wire [DW-1:0]  d_rdata;
+    wire [DW-1:0]  d_rdata;             // the slices' output registers
 
-    fp_ram_sdp #(
-        .ADDR_WIDTH(SW + WW),
-        .DATA_WIDTH(DW),
-        .OUT_REG   (1)
-    ) u_data (
-        .clk  (clk),
-        .wen  (w_en),
-        .waddr(w_addr),
-        .wdata(w_data),
-        .ren  (1'b1),
-        .raddr({a3_seg, a3_word}),
-        .rdata(d_rdata)
-    );
+    genvar gk;
+    generate
+        for (gk = 0; gk < NSL; gk = gk + 1) begin : g_slice
+            localparam K0 = gk * SLW;
+            localparam KW = (DW - K0 < SLW) ? DW - K0 : SLW;
+            wire [KW-1:0] d_raw;
+            fp_ram_sdp #(
+                .ADDR_WIDTH(DAW),
+                .DATA_WIDTH(KW),
+                .OUT_REG   (0)
+            ) u_data (
+                .clk  (clk),
+                .wen  (w_en),
+                .waddr(w_addr),
+                .wdata(w_data[K0 +: KW]),
+                .ren  (1'b1),
+                .raddr({a3_seg, a3_word}),
+                .rdata(d_raw)
+            );
+            // the output register (plain: no enable, no logic after the RAM)
+            reg [KW-1:0] d_q;
+            always @(posedge clk) begin
+                d_q <= d_raw;
+            end
+            assign d_rdata[K0 +: KW] = d_q;
+        end
+    endgenerate
     assign m_rd_data = d_rdata[127:0];
     assign m_rd_user = d_rdata[128 +: NW];
 
-    reg  [SW-1:0] r0_seg;
-    wire [SW-1:0] nx_rd_rdata;          // next[] for the read pipeline
-    wire [SW-1:0] nx_wk_rdata;          // next[] for the walker
-    wire [SW-1:0] nx_wk_raddr;
+    reg  [SW-1:0]  r0_seg;
+    wire [SW-1:0]  nx_rd_raw, nx_wk_raw;    // the RAMs' read data (clock-to-out)
+    wire [STW-1:0] st_raw;
+    reg  [STW-1:0] st_rdata;            // the frame state RAM's output register
+    reg  [SW-1:0]  nx_rd_rdata;         // next[] for the read pipeline (output register)
+    reg  [SW-1:0]  nx_wk_rdata;         // next[] for the walker (output register)
+    wire [SW-1:0]  nx_wk_raddr;
 
     fp_ram_sdp #(
         .ADDR_WIDTH(SW),
         .DATA_WIDTH(SW),
-        .OUT_REG   (1)
+        .OUT_REG   (0)
     ) u_next_rd (
         .clk  (clk),
         .wen  (l_en),
@@ -512,13 +544,13 @@ module fp_node_wbuf #(
         .wdata(l_data),
         .ren  (1'b1),
         .raddr(r0_seg),
-        .rdata(nx_rd_rdata)
+        .rdata(nx_rd_raw)
     );
 
     fp_ram_sdp #(
         .ADDR_WIDTH(SW),
         .DATA_WIDTH(SW),
-        .OUT_REG   (1)
+        .OUT_REG   (0)
     ) u_next_wk (
         .clk  (clk),
         .wen  (l_en),
@@ -526,8 +558,15 @@ module fp_node_wbuf #(
         .wdata(l_data),
         .ren  (1'b1),
         .raddr(nx_wk_raddr),
-        .rdata(nx_wk_rdata)
+        .rdata(nx_wk_raw)
     );
+
+    // the RAMs' output registers: plain flip-flops right behind the RAMs (no enable, no logic)
+    always @(posedge clk) begin
+        nx_rd_rdata <= nx_rd_raw;
+        nx_wk_rdata <= nx_wk_raw;
+        st_rdata    <= st_raw;
+    end
 
     // ---------------------------------------------------------------------------------------
     // Read side: registered ready, R0 (request), R1, R2 (next[] read), A3 (data RAM address),
@@ -580,6 +619,7 @@ module fp_node_wbuf #(
     reg [WW-1:0]      r0_word, r1_word, r2_word;
     reg               r0_follow, r1_follow, r2_follow;
     reg [SW-1:0]      r1_seg, r2_seg, r4_seg;
+
     always @(posedge clk) begin
         if (rst) begin
             r0_who     <= {READERS{1'b0}};
@@ -740,7 +780,6 @@ module fp_node_wbuf #(
     reg [STW-1:0] p3_st, p4_st, p5_st;
     reg           p3_free, p3_new;
     reg [SW-1:0]  p3_ftail;
-    wire [STW-1:0] st_rdata;
 
     always @(posedge clk) begin
         if (rst) begin
@@ -833,7 +872,7 @@ module fp_node_wbuf #(
     fp_ram_sdp #(
         .ADDR_WIDTH(SW),
         .DATA_WIDTH(STW),
-        .OUT_REG   (1)
+        .OUT_REG   (0)
     ) u_state (
         .clk  (clk),
         .wen  (p3_wen || !init_done),
@@ -841,7 +880,7 @@ module fp_node_wbuf #(
         .wdata(init_done ? p3_st : {STW{1'b0}}),
         .ren  (1'b1),
         .raddr(p0_head),
-        .rdata(st_rdata)
+        .rdata(st_raw)
     );
 
     always @(posedge clk) begin
@@ -865,7 +904,7 @@ module fp_node_wbuf #(
     fp_fifo_fwft #(
         .WIDTH   (2 * SW),
         .DEPTH   (1 << SW),
-        .HEAD_REG(1)
+        .HEAD_REG(3)                    // the RAM's read data straight into a register
     ) u_tofree (
         .clk      (clk),
         .rst      (rst),
