@@ -76,20 +76,13 @@ module fp_ptrain_1g #(
     wire            rx_tvalid, rx_tlast;
     wire [63:0]     rx_ts;
 
-    // The MAC's copy of `now`: a register loaded with the clock's now_next equals `now` in every
-    // cycle, and the placer puts it beside the MAC (the stamp -> data byte -> FCS path then starts
-    // at a register next to it, not at the timebase's count across the chip).
-    wire [63:0] now_next;
-    reg  [63:0] mac_now;
-    always @(posedge clk) begin
-        mac_now <= now_next;
-    end
+    wire [63:0] mac_now;   // fp_ptrain_core's registered copy of now for the MAC
 
     fp_ptrain_core #(
         .DATA_WIDTH(8), .PERIOD_NUM(8), .PERIOD_DEN(1), .PPS_INTERVAL_NS(PPS_INTERVAL_NS),
         .RULES(RULES), .STREAMS(STREAMS), .WINDOW(WINDOW), .RECORD_DEPTH(RECORD_DEPTH)
     ) u_core (
-        .clk(clk), .rst(rst), .pps(pps), .now(now), .now_next(now_next),
+        .clk(clk), .rst(rst), .pps(pps), .now(now), .mac_now(mac_now),
         .m_axis_tx_tdata(tx_tdata), .m_axis_tx_tkeep(tx_tkeep), .m_axis_tx_tvalid(tx_tvalid),
         .m_axis_tx_tready(tx_tready), .m_axis_tx_tlast(tx_tlast), .m_axis_tx_tuser(tx_tuser),
         .m_axis_tx_ts_insert(tx_ts_insert), .m_axis_tx_ts_mode(tx_ts_mode), .m_axis_tx_ts_offset(tx_ts_offset),

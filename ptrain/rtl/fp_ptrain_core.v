@@ -39,7 +39,7 @@ module fp_ptrain_core #(
     input  wire                      rst,
     input  wire                      pps,
     output wire [63:0]               now,
-    output wire [63:0]               now_next,   // `now` after the next edge: for registered copies
+    output reg  [63:0]               mac_now,    // a registered copy of `now` for the MACs (below)
 
     // to the TX MAC
     output wire [DATA_WIDTH-1:0]     m_axis_tx_tdata,
@@ -215,6 +215,14 @@ module fp_ptrain_core #(
         .stream_train_first(p_train_first), .stream_train_end(p_train_end)
     );
     /* verilator lint_on PINCONNECTEMPTY */
+
+    // The MACs' copy of `now`: a register loaded with the clock's now_next equals `now` in every
+    // cycle, and the placer puts it beside the MAC it feeds (the TX stamp -> data byte -> FCS path
+    // then starts at a register next to it, not at the timebase's count across the chip).
+    wire [63:0] now_next;
+    always @(posedge clk) begin
+        mac_now <= now_next;
+    end
 
     // ---- the disciplined clock ---------------------------------------------------------------
     /* verilator lint_off PINCONNECTEMPTY */
