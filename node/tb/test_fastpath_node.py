@@ -27,10 +27,8 @@ from __future__ import annotations
 import types
 
 import cocotb
-import cocotbext.axi.axis as _axis_mod
-import cocotbext.eth.gmii as _gmii_mod
 import pytest
-from cocotb.triggers import ClockCycles, Edge, FallingEdge, RisingEdge, Timer, with_timeout
+from cocotb.triggers import ClockCycles, FallingEdge, RisingEdge, Timer, with_timeout
 from cocotb.clock import Clock
 from cocotb.utils import get_sim_time
 from cocotbext.axi import AxiLiteBus, AxiLiteMaster, AxiStreamFrame, AxiStreamSink, AxiStreamSource
@@ -41,6 +39,7 @@ from fastpath.ptrain import frame as pframe
 from fastpath.node import budget as node_budget
 from fastpath.node.model import NodeCfg, NodeModel, RxCfg, Scoreboard, Vlan
 from fastpath.sim import runner
+from fastpath.sim.packed import Slice, patch_bus_models
 from fastpath.sim.tb import params, pauses, rng
 
 PORTS = 4
@@ -54,52 +53,6 @@ ETHERTYPE = 0x88B5
 BCAST = b"\xff" * 6
 
 
-# ---- one port of a packed vector as a signal for the bus models ----------------------------------
-
-_XZ_TO_0 = str.maketrans("xXzZuUwWlLhH-", "0000000000110")
-
-
-class Slice:
-    """Bits [lsb +: width] of a packed vector signal. Writers of one vector share `shadow`, the
-    value they drive, so each write sets the whole vector with everyone's bits."""
-
-    def __init__(self, sig, lsb: int, width: int, shadow: dict | None = None):
-        self.sig, self.lsb, self.width = sig, lsb, width
-        self.mask = ((1 << width) - 1) << lsb
-        self.shadow = shadow
-        self._path = f"{sig._path}[{lsb + width - 1}:{lsb}]"
-        self._name = self._path
-
-    def __len__(self):
-        return self.width
-
-    @property
-    def value(self) -> int:
-        v = self.sig.value
-        try:
-            n = int(v)
-        except ValueError:            # X or Z somewhere in the vector (Icarus): read them as 0
-            n = int(str(v).translate(_XZ_TO_0), 2)
-        return (n >> self.lsb) & ((1 << self.width) - 1)
-
-    @value.setter
-    def value(self, v) -> None:
-        self.shadow["v"] = (self.shadow["v"] & ~self.mask) | ((int(v) << self.lsb) & self.mask)
-        self.sig.value = self.shadow["v"]
-
-    def setimmediatevalue(self, v) -> None:
-        self.value = v
-
-
-def _edge(sig):
-    return Edge(sig.sig) if isinstance(sig, Slice) else Edge(sig)
-
-
-def _rising(sig):
-    # a wake-up on any change of the whole vector: the models re-check the bit themselves
-    return Edge(sig.sig) if isinstance(sig, Slice) else RisingEdge(sig)
-
-
 AXIS_SIGNALS = {"_signals": ["tdata"], "_optional_signals": ["tvalid", "tready", "tlast", "tkeep", "tuser"]}
 
 
@@ -107,8 +60,7 @@ class HostSource(AxiStreamSource):
     _init_x = False     # the Slice views drive numbers (X would need a whole-vector LogicArray)
 
 
-_gmii_mod.Edge = _edge          # GmiiSink waits for dv to change
-_axis_mod.RisingEdge = _rising  # the AXI4-Stream models wake on tvalid / tready
+patch_bus_models()
 
 
 # ---- frames and the test bench ------------------------------------------------------------------
