@@ -193,11 +193,16 @@ module fp_node_wbuf #(
     localparam NSL   = (DW + SLW - 1) / SLW;
 
     localparam [SW:0]    SEGS      = SEGMENTS;
-    localparam [FW-1:0]  POS_MAX   = MAXW - 1;
+    // (integer first, then sliced: the parameters may come in as 32-bit values)
+    localparam integer   POS_MAX_I = MAXW - 1;
+    localparam integer   MFS_I     = MAX_FRAME_SEGS;
+    localparam integer   MFS2_I    = 2 * MAX_FRAME_SEGS;
+    localparam integer   LASTSEG_I = MAX_FRAME_SEGS - 1;
+    localparam [FW-1:0]  POS_MAX   = POS_MAX_I[FW-1:0];
     localparam [FW-1:0]  POS_ONE   = 1;
-    localparam [AVW-1:0] MFS_AV    = MAX_FRAME_SEGS;
-    localparam [AVW-1:0] MFS2_AV   = 2 * MAX_FRAME_SEGS;
-    localparam [FW-WW-1:0] LASTSEG = MAX_FRAME_SEGS - 1;
+    localparam [AVW-1:0] MFS_AV    = MFS_I[AVW-1:0];
+    localparam [AVW-1:0] MFS2_AV   = MFS2_I[AVW-1:0];
+    localparam [FW-WW-1:0] LASTSEG = LASTSEG_I[FW-WW-1:0];
     localparam [QCW-1:0] Q_ONE     = 1;
     localparam [QCW:0]   Q_HOLD    = HOLD;
     localparam [CW-1:0]  CNT_ONE   = 1;

@@ -46,16 +46,20 @@
 //     (rd_valid) in cycle a + 2, when the frame before it has been read whole (else 1 cycle after
 //     its last word's response, or after the grant of a request then waiting).
 //   - release rule true in cycle T (now_ns of cycle T) -> first byte valid on m_axis in cycle
-//     T + 2 (vlan_op = strip: T + 6), when the frame's word 0 has arrived (rsp_valid) by cycle
-//     T - 1 and the previous frame's tlast beat was taken by cycle T + 1. Store-and-forward,
+//     T + 2, when the frame's word 0 has arrived (rsp_valid) by cycle T - 1 and the previous
+//     frame's tlast beat was taken by cycle T + 1. A strip frame's rule is taken as met 32 ns
+//     (4 cycles) early, in T - 4 (its ts is read as 32 ns older), and its output waits 4 cycles
+//     more (it starts with the 12 bytes before the tag), so its first byte is valid in T + 2 as
+//     well, when its word 0 has arrived by T - 5: the latency does not depend on the edit, and a
+//     strip frame needs its words 4 cycles earlier (the release time covers it). Store-and-forward,
 //     or the rule already true: word 0's response in cycle r -> first byte valid in r + 3
 //     (strip: r + 7). G, the start-decision cycle (T + 1, r + 2), is the read schedule's origin.
 //   - reads: word k >= 1 is requested first in cycle G + 16k + 7 - TURN (G + 16k - 13 at the
 //     defaults; insert: + 4 for k >= 2), later when the MAC was still in its gap at the start, so
 //     no word k is granted before then; input byte i >= 16 reaches the MAC no earlier than
 //     G + 9 + i. The buffer must hold word k by then: the release time is chosen for that. A strip
-//     frame starts 4 cycles later (it sends the bytes after the tag 4 cycles earlier), so its
-//     reads keep the same schedule and the release time does not depend on the edit.
+//     frame's G is 4 cycles earlier than another frame's with the same rule (above) and its reads
+//     follow the same schedule from its G.
 //   - word k is needed (its first byte into the shift register) exactly TURN cycles after that
 //     request when the MAC takes a byte per cycle from the start, so the MAC never underruns when
 //     every grant comes within RD_WAIT cycles of its request and every response RD_LATENCY cycles
@@ -184,7 +188,8 @@ module fp_node_wtx #(
     localparam         W1_DUE = W1_I == 0;
     localparam integer W2_I   = (SEG_WORDS == 2) ? 0 : 2;
     localparam [WW-1:0] W2    = W2_I[WW-1:0];   // word 2's place in the head segment (SEG_WORDS = 4)
-    localparam [6:0]   MAXW   = MAX_WORDS - 1;   // the word index taken as the last
+    localparam integer MAXW_I = MAX_WORDS - 1;
+    localparam [6:0]   MAXW   = MAXW_I[6:0];     // the word index taken as the last
     localparam         UW     = `FP_NW_W;
     localparam         DW     = SW + 24 + 1 + 2 + 16 + 1;
     localparam [1:0]   OP_STRIP = 2'd1, OP_INSERT = 2'd2, OP_REWRITE = 2'd3;   // 0: none
@@ -385,7 +390,10 @@ module fp_node_wtx #(
         go_q <= n_valid_q && !n_load && !start && (n_sf_q || now_ns - n_ts_q >= cfg_release_ns);
         if (n_load) begin
             n_head_q <= qh_head;
-            n_ts_q   <= qh_ts;
+            // a strip frame's rule is met 32 ns (4 cycles) early: with its 4-cycle hold its
+            // first byte leaves when any other frame's would (the latency does not depend on
+            // the edit)
+            n_ts_q   <= (qh_op == OP_STRIP) ? qh_ts - 24'd32 : qh_ts;
             n_sf_q   <= qh_sf;
             n_op_q   <= qh_op;
             n_tci_q  <= qh_tci;

@@ -15,7 +15,8 @@ record the frames (60..1518 bytes, some bad, random VLAN edits and ts_insert; sh
 frames in bad_frames), compared byte for byte with `edit` below. One loop drives and samples every
 signal once per cycle (ReadOnly), so the header's latencies are asserted exactly:
   - descriptor accepted in cycle a -> word 0's request shown in a + 2;
-  - release rule true in cycle T -> first byte valid in T + 2 (strip T + 6); store-and-forward or
+  - release rule true in cycle T -> first byte valid in T + 2 (strip too: its rule is taken as met
+    in T - 4, its G is T - 3); store-and-forward or
     rule already true: in r + 3 (strip r + 7), r = the cycle of word 0's response;
   - word k >= 1 requested first in cycle G + 16k + 7 - TURN (insert: + 4 for k >= 2), G = T + 1
     (r + 2), TURN = 15 + RD_LATENCY + 1, and never granted earlier;
@@ -369,8 +370,9 @@ async def isolated(dut, wait):
         hold = 4 if f["op"] == STRIP else 0
         fv = f["out"].first_valid
         if f["kind"] == "ct":
-            assert fv == f["T"] + 2 + hold, f"frame {f['id']} ({f['kind']}): first byte {fv - f['T']} cycles after the rule"
-            G = f["T"] + 1
+            # a strip frame's rule is taken as met 4 cycles early: same first byte, G 4 earlier
+            assert fv == f["T"] + 2, f"frame {f['id']} ({f['kind']}): first byte {fv - f['T']} cycles after the rule"
+            G = f["T"] + 1 - hold
         else:
             rc = tb.rsp_cycle[w0]
             assert fv == rc + 3 + hold, f"frame {f['id']} ({f['kind']}): first byte {fv - rc} cycles after word 0"
