@@ -17,11 +17,16 @@ Each system declares its synthesis entries in `<system>/syn.toml`, found by disc
                                    does not converge, so that `make syn` finishes
     seeds = [1, 2, 3]              nextpnr seeds to place and route with (default [1]); the report
                                    gives each seed's Fmax and, as `fmax`, the worst over the seeds
+    ecp5_outreg = false            keep the flip-flops behind block RAM reads in the fabric (default
+                                   true: `fastpath.ecp5_outreg` moves them into the DP16KD's output
+                                   register before nextpnr)
 
 Every entry is synthesized twice:
   * Xilinx 7-series (`synth_xilinx -flatten -noiopad`) on the bare core: LUT, LUT-as-memory, FF,
     BRAM (RAMB36 equivalents) and DSP counts.
-  * ECP5 LFE5U-85F-6 (CABGA381) through nextpnr-ecp5 for the achieved Fmax of every clock. A core's
+  * ECP5 LFE5U-85F-6 (CABGA381) through nextpnr-ecp5 for the achieved Fmax of every clock
+    (between Yosys and nextpnr, `fastpath.ecp5_outreg` moves the registers right behind block RAM
+    reads into the RAMs' output registers; `ecp5_outreg_absorbed` in the report counts them). A core's
     wide buses would need more pins than the package has and pin placement would dominate timing,
     so the core is wrapped: each clock domain's inputs come from a shift chain fed by one pin, and
     its outputs are registered and folded into one registered pin by a signature shift register
@@ -36,6 +41,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -44,7 +50,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import rtl
+from . import ecp5_outreg, rtl
 from .paths import BUILD, ROOT, systems, tool_env
 
 OUT = BUILD / "syn"
@@ -72,6 +78,8 @@ class Entry:
     ecp5_flow: str = "route"
     # nextpnr seeds; the reported Fmax of each clock is the worst over them
     seeds: list = field(default_factory=lambda: [1])
+    # move registers behind block RAM reads into the DP16KD output register (fastpath.ecp5_outreg)
+    ecp5_outreg: bool = True
 
 
 def entry_files() -> list[Path]:
@@ -107,8 +115,11 @@ def _entries(path: Path) -> dict[str, Entry]:
         seeds = list(e.get("seeds", [1]))
         if not seeds or not all(isinstance(x, int) and x >= 0 for x in seeds) or len(set(seeds)) != len(seeds):
             raise ValueError(f"{where}: [{name}] seeds must be distinct non-negative integers, not {seeds!r}")
+        outreg = e.get("ecp5_outreg", True)
+        if not isinstance(outreg, bool):
+            raise ValueError(f"{where}: [{name}] ecp5_outreg must be true or false, not {outreg!r}")
         out[name] = Entry(name, e["top"], dict(e.get("params", {})), dict(e["clocks"]), e.get("area", system),
-                          dict(e.get("ecp5_params", {})), list(e.get("nextpnr_args", [])), flow, seeds)
+                          dict(e.get("ecp5_params", {})), list(e.get("nextpnr_args", [])), flow, seeds, outreg)
     return out
 
 
@@ -270,7 +281,9 @@ def synth(e: Entry, ecp5: bool = True, depth: bool = False, placed: bool = False
     if ecp5:
         try:
             placed_only = placed or e.ecp5_flow == "placed"
-            result["ecp5_placed" if placed_only else "ecp5"] = _ecp5(e, out, files, incs, placed_only)
+            ecp5 = _ecp5(e, out, files, incs, placed_only)
+            result["ecp5_outreg_absorbed"] = ecp5.pop("outreg")
+            result["ecp5_placed" if placed_only else "ecp5"] = ecp5
         except RuntimeError as ex:  # e.g. the core does not fit: keep the Xilinx figures
             result["ecp5"] = {"error": str(ex).splitlines()[0], "log": _rel(out)}
     return result
@@ -282,7 +295,7 @@ def _ecp5(e: Entry, out: Path, files: str, incs: str, placed: bool = False) -> d
     changed = bool(e.ecp5_params)
     if changed:
         e = Entry(e.name, e.top, {**e.params, **e.ecp5_params}, e.clocks, e.area,
-                  nextpnr_args=e.nextpnr_args, ecp5_flow=e.ecp5_flow, seeds=e.seeds)
+                  nextpnr_args=e.nextpnr_args, ecp5_flow=e.ecp5_flow, seeds=e.seeds, ecp5_outreg=e.ecp5_outreg)
         ports = out / "ecp5_ports.txt"
         _run(YOSYS + ["-q", "-p", f"read_verilog -DSYNTHESIS {incs} {files}; "
                       f"hierarchy -check -top {e.top} {_chparams(e.params)}; "
@@ -290,13 +303,14 @@ def _ecp5(e: Entry, out: Path, files: str, incs: str, placed: bool = False) -> d
     (out / "fp_syn_wrap.v").write_text(ooc_wrapper(e, _ports(ports)))
     (out / "clocks.lpf").write_text("".join(f'FREQUENCY PORT "{c}" {f} MHz;\n' for c, f in e.clocks.items()))
     script = (f"read_verilog -DSYNTHESIS {incs} {files} {_rel(out)}/fp_syn_wrap.v; "
-              f"synth_ecp5 -top fp_syn_wrap -json {_rel(out)}/ecp5.json")
+              f"synth_ecp5 -top fp_syn_wrap -json {_rel(out)}/ecp5_yosys.json")
     _run(YOSYS + ["-q", "-p", script], out / "ecp5_yosys.log")
+    outreg = _outreg(e, out)
     common = ["--85k", "--package", ECP5["package"], "--speed", str(ECP5["speed"]),
               "--json", f"{_rel(out)}/ecp5.json", "--lpf", f"{_rel(out)}/clocks.lpf",
               "--lpf-allow-unconstrained", "--timing-allow-fail"]
     if placed:
-        return _placed(e, out, common + ["--seed", str(e.seeds[0])], t0)
+        return {**_placed(e, out, common + ["--seed", str(e.seeds[0])], t0), "outreg": outreg}
     per_seed, util = {}, {}
     for seed in e.seeds:
         tag = "" if e.seeds == [1] else f"_seed{seed}"
@@ -315,12 +329,32 @@ def _ecp5(e: Entry, out: Path, files: str, incs: str, placed: bool = False) -> d
                 fmax[clk], worst_seed[clk] = dict(v), seed
     for clk in fmax:
         fmax[clk]["seed"] = worst_seed[clk]
-    res = {"fmax": fmax, "utilization_with_wrapper": util, "seconds": round(time.monotonic() - t0, 1)}
+    res = {"fmax": fmax, "utilization_with_wrapper": util, "seconds": round(time.monotonic() - t0, 1),
+           "outreg": outreg}
     if len(e.seeds) > 1:
         res["fmax_per_seed"] = {str(k): v for k, v in per_seed.items()}
     if changed:
         res["params"] = e.params
     return res
+
+
+def _outreg(e: Entry, out: Path) -> dict:
+    """Yosys' ECP5 netlist (ecp5_yosys.json) -> the one nextpnr reads (ecp5.json), with the
+    registers behind block RAM reads moved into the RAMs (`fastpath.ecp5_outreg`) unless the entry
+    says `ecp5_outreg = false`. What was absorbed, and why the rest was not: ecp5_outreg.log."""
+    src, dst, log = out / "ecp5_yosys.json", out / "ecp5.json", out / "ecp5_outreg.log"
+    if not e.ecp5_outreg:
+        src.replace(dst)
+        log.write_text("ecp5_outreg: off for this entry (ecp5_outreg = false in its syn.toml)\n")
+        return {"enabled": False}
+    try:
+        summary = ecp5_outreg.run(src, dst, owner="u_core.")   # the core's registers, not the wrapper's
+    except Exception as ex:   # a fault in the pass: place and route Yosys' netlist, say so
+        shutil.copyfile(src, dst)
+        log.write_text(f"ecp5_outreg failed, Yosys' netlist used as it is: {ex!r}\n")
+        return {"enabled": True, "error": repr(ex)}
+    log.write_text(summary.log() + "\n")
+    return {"enabled": True, **summary.as_dict(max_skipped=20)}
 
 
 def _clock_name(net: str) -> str:
