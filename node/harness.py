@@ -1,6 +1,7 @@
-"""Run fp_node fast: the Verilator C++ harness (node/tb/harness/node_harness.cpp).
+"""Run fp_node or fp_node_w fast: the Verilator C++ harness (node/tb/harness/node_harness.cpp).
 
     h = NodeHarness(ports=12, seg_bytes=64)              # builds once per parameter set (cached)
+    h = NodeHarness(ports=12, top="fp_node_w")           # the word-serial node (one 125 MHz clock)
     res = h.run(frames=[InFrame(port=0, t_ps=0, data=b"...")], writes=[(addr, value)],
                 reads=[addr], clk_ps=5000)
     res.rx[(port, idx)] -> SFD time in ps of the idx-th frame sent on port
@@ -9,6 +10,12 @@
     h.run(..., timed=[(t_ps, "W", addr, value), (t_ps, "R", addr)])  # bus operations during the
     res.timed_reads -> [(addr, value, t_ps)]                         # traffic, in list order
     h.run(..., rx_clocks={port: (period_ps, phase_ps)})  # a port's RX clock on its own
+
+Tops: "fp_node" (the default: the segment datapath, clk at clk_ps, default 5,000 ps = 200 MHz,
+plus port_clk at 125 MHz) and "fp_node_w" (the word-serial node: one clock, clk = the 125 MHz
+port clock, so clk_ps is 8,000 and nothing else; its parameters are PORTS, SEGMENTS, MAX_BYTES,
+VLANS, BUCKETS, WAYS: no SEG_BYTES, its segments are 64 bytes). fp_node_w is built with
+Verilator's `--prefix Vfp_node` and `-DNODE_W`, so the one C++ harness drives both.
 
 The harness drives GMII RX pins with preamble, SFD and FCS, checks the FCS of every frame on the
 TX pins, and measures both SFDs at the sampling clock edge (see the .cpp header). Cocotb tests
@@ -29,7 +36,10 @@ from fastpath.paths import ROOT, progress, tool_env
 
 HARNESS = ROOT / "node" / "tb" / "harness" / "node_harness.cpp"
 BUILD = ROOT / "build" / "node_harness"
-TOP = "fp_node"
+TOP = "fp_node"                   # the default top
+TOPS = ("fp_node", "fp_node_w")
+W_CLK_PS = 8000                   # fp_node_w: clk is the 125 MHz GMII clock
+W_SEG_BYTES = 64                  # fp_node_w: the buffer's segment (not a parameter)
 
 
 @dataclass
@@ -66,17 +76,33 @@ class NodeHarness:
     START_PS = 40_000_000
 
     def __init__(self, ports: int = 12, seg_bytes: int = 64, segments: int | None = None,
-                 extra_params: dict | None = None):
-        self.params = {"PORTS": ports, "SEG_BYTES": seg_bytes}
+                 extra_params: dict | None = None, top: str = TOP):
+        if top not in TOPS:
+            raise ValueError(f"NodeHarness: top must be one of {', '.join(TOPS)}, not {top!r}")
+        self.top = top
+        if top == "fp_node_w":
+            if seg_bytes != W_SEG_BYTES or "SEG_BYTES" in (extra_params or {}):
+                raise ValueError("fp_node_w has no SEG_BYTES parameter: its segments are 64 bytes")
+            self.params = {"PORTS": ports}
+        else:
+            self.params = {"PORTS": ports, "SEG_BYTES": seg_bytes}
         if segments is not None:
             self.params["SEGMENTS"] = segments
         self.params.update(extra_params or {})
         self.ports = ports
+        self.seg_bytes = seg_bytes
         self.exe = self._build()
 
+    @property
+    def default_clk_ps(self) -> int:
+        return W_CLK_PS if self.top == "fp_node_w" else 5000
+
     def _build(self) -> Path:
-        files = rtl.closure(TOP)
+        top = self.top
+        files = rtl.closure(top)
         key = hashlib.sha256()
+        if top != TOP:              # (fp_node's key as before: its cached builds stay valid)
+            key.update(top.encode())
         for p in files:
             key.update(p.read_bytes())
         key.update(repr(sorted(self.params.items())).encode())
@@ -89,16 +115,19 @@ class NodeHarness:
             fcntl.flock(lock, fcntl.LOCK_EX)
             if exe.exists():
                 return exe
+            cflags = f"-O2 -DNODE_PORTS={self.params['PORTS']}"
+            if top == "fp_node_w":
+                cflags += " -DNODE_W"
             cmd = ["verilator", "--cc", "--exe", "--build", "-O3", "--x-assign", "fast",
                    "--x-initial", "fast", "--no-timing", "-Wno-fatal", "-Wno-lint", "-Wno-style",
-                   "--top-module", TOP, "-Mdir", str(d / "obj"), "-o", str(exe),
-                   "-CFLAGS", f"-O2 -DNODE_PORTS={self.params['PORTS']}"]
+                   "--top-module", top, "--prefix", "Vfp_node",     # one class name for both tops
+                   "-Mdir", str(d / "obj"), "-o", str(exe), "-CFLAGS", cflags]
             for inc in rtl.include_dirs():
                 cmd.append(f"-I{inc}")
             for k, v in self.params.items():
                 cmd.append(f"-G{k}={v}")
             cmd += [str(p) for p in files] + [str(HARNESS)]
-            progress(f"building the Verilator harness of {TOP} "
+            progress(f"building the Verilator harness of {top} "
                      f"({', '.join(f'{k}={v}' for k, v in self.params.items())}): 1-3 minutes, cached after")
             proc = subprocess.run(cmd, env=tool_env(), capture_output=True, text=True)
             if proc.returncode:
@@ -106,10 +135,17 @@ class NodeHarness:
         return exe
 
     def run(self, frames: list[InFrame], writes: list[tuple[int, int]] = (), reads: list[int] = (),
-            clk_ps: int = 5000, end_ps: int | None = None, drain_ps: int = 20_000_000,
+            clk_ps: int | None = None, end_ps: int | None = None, drain_ps: int = 20_000_000,
             timed: list[tuple] = (), rx_clocks: dict | None = None) -> Result:
-        """rx_clocks: {port: (period_ps, first_rising_edge_ps)} for ports whose gmii_rx_clk runs on
-        its own (the others are driven by port_clk itself)."""
+        """clk_ps: clk's period (fp_node: default 5,000 ps; fp_node_w: 8,000 ps, the only one it
+        takes). rx_clocks: {port: (period_ps, first_rising_edge_ps)} for ports whose gmii_rx_clk
+        runs on its own (the others are driven by the port clock itself: port_clk, or fp_node_w's
+        clk)."""
+        if clk_ps is None:
+            clk_ps = self.default_clk_ps
+        if self.top == "fp_node_w" and clk_ps != W_CLK_PS:
+            raise ValueError(f"fp_node_w runs on one 125 MHz clock (the GMII's): clk_ps must be "
+                             f"{W_CLK_PS}, not {clk_ps}")
         lines = [f"clk_ps {clk_ps}", f"drain_ps {drain_ps}"]
         lines += [f"rxclk {p} {per} {ph}" for p, (per, ph) in sorted((rx_clocks or {}).items())]
         if end_ps is not None:

@@ -1,11 +1,18 @@
-// node_harness: a fast Verilator driver for fp_node at its GMII pins.
+// node_harness: a fast Verilator driver for fp_node, or fp_node_w, at its GMII pins.
+//
+// Built for fp_node (two clocks: clk, the datapath; port_clk, 125 MHz, the ports) or, with
+// -DNODE_W and Verilator's --prefix Vfp_node, for the word-serial fp_node_w (one clock: clk is the
+// 125 MHz port clock; no port_clk / port_rst inputs): clk_ps must then be 8000 and every "port_clk"
+// below is clk. Everything else (the GMII pins, the RX clocks, the host ports, AXI4-Lite, the SFD
+// measurement) is the same for both.
 //
 // Python (node/harness.py) writes a script, this program plays it and writes what
 // came out; Python compares. Everything is exact simulated time (ps); nothing depends on the
 // host's speed.
 //
 // Script (text, one command per line, '#' comments):
-//   clk_ps P            datapath clock period (default 5000: 200 MHz); port clock is 8000 (125 MHz)
+//   clk_ps P            datapath clock period (default 5000: 200 MHz); port clock is 8000 (125 MHz);
+//                       fp_node_w (NODE_W): 8000, anything else is refused
 //   rxclk PORT P PH     PORT's RX clock (gmii_rx_clk) runs on its own: period P ps, first rising
 //                       edge at PH ps (0 < PH); without it the port's RX clock is port_clk itself
 //   end_ps T            stop at this time at the latest
@@ -54,6 +61,11 @@
 static const int PORTS = NODE_PORTS;
 static const int DPS = NODE_DATAPATHS;
 static const uint64_t PORT_PS = 8000;
+#ifdef NODE_W
+static const uint64_t DEFAULT_CLK_PS = PORT_PS;  // one clock: the datapath is the port clock
+#else
+static const uint64_t DEFAULT_CLK_PS = 5000;
+#endif
 
 // ---- bit access for Verilator's port types (integral up to 64 bits, VlWide above) ----------
 template <class T> static inline uint32_t get_bits(const T& s, int lsb, int w) {
@@ -136,7 +148,7 @@ int main(int argc, char** argv) {
     FILE* out = fopen(argv[2], "w");
     if (!in || !out) { perror("open"); return 2; }
 
-    uint64_t clk_ps = 5000, end_ps = ~0ull, drain_ps = 20000000ull;  // no time limit unless given
+    uint64_t clk_ps = DEFAULT_CLK_PS, end_ps = ~0ull, drain_ps = 20000000ull;  // no time limit unless given
     std::vector<std::pair<uint32_t, uint32_t>> writes;
     std::vector<uint32_t> reads;
     struct Timed { uint64_t t; bool write; uint32_t addr, data; };
@@ -192,6 +204,19 @@ int main(int argc, char** argv) {
         }
     }
     fclose(in);
+#ifdef NODE_W
+    // fp_node_w has one clock: clk drives the datapath and every GMII TX, so it is the port
+    // clock (its edges are port_clk's below: the same schedule, the same TX sampling)
+    if (clk_ps != PORT_PS) {
+        fprintf(stderr, "fp_node_w runs on one 125 MHz clock: clk_ps must be %llu, not %llu\n",
+                (unsigned long long)PORT_PS, (unsigned long long)clk_ps);
+        return 2;
+    }
+#endif
+    if (clk_ps < 2) {
+        fprintf(stderr, "clk_ps must be at least 2\n");
+        return 2;
+    }
 
     auto ctx = std::make_unique<VerilatedContext>();
     ctx->commandArgs(argc, argv);
@@ -201,7 +226,10 @@ int main(int argc, char** argv) {
     uint64_t now = 0;
     bool clk_hi = false, port_hi = false;
     uint64_t cycles = 0, last_activity = 0;
-    top->clk = 0; top->port_clk = 0; top->rst = 1; top->port_rst = 1;
+    top->clk = 0; top->rst = 1;
+#ifndef NODE_W
+    top->port_clk = 0; top->port_rst = 1;
+#endif
     top->s_axil_awvalid = 0; top->s_axil_wvalid = 0; top->s_axil_bready = 1;
     top->s_axil_arvalid = 0; top->s_axil_rready = 1; top->s_axil_wstrb = 0xF;
     top->s_host_axis_tvalid = 0;
@@ -239,7 +267,13 @@ int main(int argc, char** argv) {
             rdata = top->s_axil_rdata;
         }
         if (do_clk) { clk_hi = !clk_hi; top->clk = clk_hi; nclk += clk_ps / 2; }
-        if (do_port) { port_hi = !port_hi; top->port_clk = port_hi; nport += PORT_PS / 2; }
+        if (do_port) {
+            port_hi = !port_hi;
+#ifndef NODE_W
+            top->port_clk = port_hi;
+#endif
+            nport += PORT_PS / 2;
+        }
         for (int p = 0; p < PORTS; p++) {
             if (do_rx[p]) {
                 rxc[p].hi = !rxc[p].hi;
@@ -321,7 +355,9 @@ int main(int argc, char** argv) {
             }
         }
         if (do_port && port_hi) {
+#ifndef NODE_W
             if (now > 16 * PORT_PS) top->port_rst = 0;
+#endif
             // TX pins: sample what the node launched at the previous edge (a PHY's view)
             for (int p = 0; p < PORTS; p++) {
                 TxPort& t = tx[p];
