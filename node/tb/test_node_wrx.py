@@ -25,8 +25,11 @@ NW = formats.load("node_word")
 CLK_PS = 8000                      # 125 MHz, clk and (nominally) rx_clk
 # Latency (RTL header), clk periods from the rx_clk edge taking the completing byte to the clk
 # edge sampling valid high: in phase exactly LAT; otherwise more than LAT - 1 (LAT - 1 on a clk edge
-# that coincides with the rx_clk edge and samples the new pointer), at most LAT.
-LAT = 5
+# that coincides with the rx_clk edge and samples the new pointer), at most LAT. The descriptors
+# (m_key, m_cls) take LAT_HDR, the words LAT_WORD (their write is registered once more before
+# the crossing).
+LAT_HDR = 5
+LAT_WORD = 6
 TPIDS = (0x8100, 0x88A8)
 KEY_FIELDS = ("da", "sa", "tagged", "tci", "ts", "short", "bad")
 CLS_FIELDS = ("ethertype", "ip_valid", "ip_proto", "short")
@@ -71,7 +74,7 @@ def model(data: bytes, bad: bool, ts: int, mx: int) -> dict:
     need = pp if (ip4 or ip6) else off + 1          # the byte that completes the fields
     short = n - 1 < need
     ipv = (ip4 or ip6) and not short
-    at = pp if (ip4 or ip6) else 18 if tagged else 15   # the byte that writes it (RTL header)
+    at = pp if (ip4 or ip6) else 19 if tagged else 15   # the byte that writes it (RTL header)
     cls = {"ethertype": et, "ip_valid": int(ipv), "ip_proto": b(pp) if ipv else 0,
            "short": int(short), "done": min(n - 1, at)}
     return {"words": words, "key": key, "cls": cls, "trunc": trunc}
@@ -286,13 +289,14 @@ class Tb:
         words = [x for x, _ in lat["word"]]
         for kind, xs in (("key", lat["key"]), ("cls", lat["cls"])):
             if exact:
-                assert set(xs) == {LAT}, (kind, sorted(set(xs)))
+                assert set(xs) == {LAT_HDR}, (kind, sorted(set(xs)))
             else:
-                assert all(LAT - 1 <= x <= LAT for x in xs), (kind, min(xs), max(xs))
+                assert all(LAT_HDR - 1 <= x <= LAT_HDR for x in xs), (kind, min(xs), max(xs))
         if exact:
-            assert set(words) == {LAT}, sorted(set(words))
+            assert set(words) == {LAT_WORD}, sorted(set(words))
         else:
-            bad = [(x, b) for x, b in lat["word"] if not (LAT - 1 <= x <= LAT or (b and x <= LAT + 1))]
+            bad = [(x, b) for x, b in lat["word"]
+                   if not (LAT_WORD - 1 <= x <= LAT_WORD or (b and x <= LAT_WORD + 1))]
             assert not bad, bad
         self.dut._log.info("latency (clk periods): word %.3f..%.3f key %.3f..%.3f cls %.3f..%.3f",
                            min(words), max(words), min(lat["key"]), max(lat["key"]),
@@ -308,7 +312,8 @@ def frames_for(r, c, count):
 @cocotb.test()
 async def in_phase_exact_latency(dut):
     """rx_clk = clk, same phase, every output always ready: every word and descriptor equals the
-    model, each arrives exactly LAT cycles after its completing byte; key LAT + 15 after byte 0."""
+    model, each arrives exactly LAT_WORD / LAT_HDR cycles after its completing byte; key LAT_HDR + 15
+    after byte 0."""
     r = rng()
     tb = Tb(dut, r)
     await tb.start()
@@ -322,7 +327,7 @@ async def in_phase_exact_latency(dut):
     for fi, (data, _, _) in enumerate(frames):   # key from the frame's first byte
         if len(data) >= 16:
             k = tb.key.frames[fi]
-            assert (k.first_valid_ps + CLK_PS - tb.byte_ps[fi][0]) / CLK_PS == LAT + 15
+            assert (k.first_valid_ps + CLK_PS - tb.byte_ps[fi][0]) / CLK_PS == LAT_HDR + 15
     assert n["cut"] == n["drop"] == 0 and n["trunc"] > 0
 
 
@@ -355,7 +360,7 @@ async def ppm(dut, rx_ps):
 @cocotb.test()
 async def rx_fast_125ppm(dut):
     """rx_clk 125 ppm faster than clk (7999 ps: the nearest ps to 100 ppm is beyond it), random
-    phase, short gaps: data intact, every latency within [LAT - 1, LAT]."""
+    phase, short gaps: data intact, every latency within [LAT - 1, LAT] (LAT_WORD, LAT_HDR)."""
     await ppm(dut, CLK_PS - 1)
 
 

@@ -325,7 +325,7 @@ class Tb:
             await RisingEdge(self.dut.clk)
             if self.cycle - start >= limit:
                 d = self.dut
-                st = {k: str(getattr(d, k).value) for k in ("n_valid_q", "n_req_q", "w0_valid_q", "s_arm_q", "s_run_q", "s_n_q", "s_lastw_q", "s_hold_q", "c_done_q", "due_q", "rd_valid_q", "tg_cnt_q", "wf_cnt_q", "rl_cnt_q", "rel_q", "o_valid_q", "rq_fol_q", "rq_hop2_q", "epoch_q")}
+                st = {k: str(getattr(d, k).value) for k in ("n_valid_q", "n_req_q", "w0_valid_q", "s_arm_q", "s_run_q", "sb_q", "s_lastw_q", "s_hold_q", "c_done_q", "due_q", "rd_valid_q", "tg_th_q", "wf_th_q", "rl_th_q", "o_valid_q", "rq_fol_q", "rq_hop2_q", "epoch_q")}
                 raise AssertionError(f"stuck: {self.out_next} frames out, {self.rel_next} released of {n}; {st}; {self.hist[-6:]}")
         for _ in range(40):
             await RisingEdge(self.dut.clk)
