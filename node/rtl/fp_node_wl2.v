@@ -240,36 +240,37 @@ module fp_node_wl2 #(
     wire [11:0]      host_hash = fp_node_l2_hash({host_cmd_vid, host_cmd_mac}, HB);   // [HB-1:0] used
     /* verilator lint_on UNUSEDSIGNAL */
 
-    // first match / first free way (priority: the lowest)
+    // first match / first free way (priority: the lowest), one-hot and as an index
+    wire [WAYS-1:0]  m1h = m5 & ~(m5 - 1'b1);
+    wire [WAYS-1:0]  f1h = f5 & ~(f5 - 1'b1);
+    wire             m_any = |m5;
+    wire             f_any = |f5;
     reg  [WB-1:0]    m_way, f_way;
-    reg              m_any, f_any;
     integer j;
     always @* begin
         m_way = {WB{1'b0}};
         f_way = {WB{1'b0}};
-        m_any = 1'b0;
-        f_any = 1'b0;
-        for (j = WAYS - 1; j >= 0; j = j - 1) begin
-            if (m5[j]) begin
-                m_way = j[WB-1:0];
-                m_any = 1'b1;
+        for (j = 0; j < WAYS; j = j + 1) begin
+            if (m1h[j]) begin
+                m_way = m_way | j[WB-1:0];
             end
-            if (f5[j]) begin
-                f_way = j[WB-1:0];
-                f_any = 1'b1;
+            if (f1h[j]) begin
+                f_way = f_way | j[WB-1:0];
             end
         end
     end
 
-    // the new bucket and the response, from the way flags (t 6)
+    // the new bucket and the response, from the way flags (t 6). Each way's new entry depends on
+    // its own old entry, its one-hot selects and the operation (no index into the whole bucket:
+    // the logic stays per way).
     reg  [BW-1:0]    nb;
     reg  [WB-1:0]    r_way;
     reg  [1:0]       r_st;
     reg              r_new, r_move, r_full;
+    reg  [EW-1:0]    e_old, e_new;
+    reg              sel_w;
     integer q;      // (one loop variable per process)
     always @* begin
-        q      = 0;
-        nb     = d4;
         r_way  = way_q;
         r_st   = ST_OK;
         r_new  = 1'b0;
@@ -277,62 +278,67 @@ module fp_node_wl2 #(
         r_full = 1'b0;
         case (k_q)
             K_LEARN: begin
-                if (m_any) begin
-                    nb[m_way*EW + E_HIT] = 1'b1;
-                    if (!d4[m_way*EW + E_STATIC]) begin
-                        nb[m_way*EW + E_PORT +: PB] = port_q;
-                        r_move = d4[m_way*EW + E_PORT +: PB] != port_q;
-                    end
-                end else if (f_any) begin
-                    nb[f_way*EW +: EW] = {1'b1, 1'b0, 1'b1, port_q, key_q};
-                    r_new = 1'b1;
-                end else begin
-                    r_full = 1'b1;
-                end
+                r_new  = !m_any && f_any;
+                r_full = !m_any && !f_any;
             end
-            K_AGE: begin
-                for (q = 0; q < WAYS; q = q + 1) begin
-                    if (dyn5[q] && !d4[q*EW + E_HIT]) begin
-                        nb[q*EW + E_VALID] = 1'b0;
-                    end
-                    if (d4[q*EW + E_VALID]) begin
-                        nb[q*EW + E_HIT] = 1'b0;
-                    end
-                end
-            end
-            K_FLUSH: begin
-                for (q = 0; q < WAYS; q = q + 1) begin
-                    if (dyn5[q] && (!fl_port_only || pm5[q])) begin
-                        nb[q*EW + E_VALID] = 1'b0;
-                    end
-                end
-                r_way = {WB{1'b0}};
-            end
-            K_HWRITE: begin
-                nb[way_q*EW +: EW] = {ev_q, st_q, ev_q, port_q, key_q};
-            end
+            K_FLUSH: r_way = {WB{1'b0}};
             K_HINS: begin
                 if (!ev_q) begin
-                    if (m_any) begin
-                        nb[m_way*EW + E_VALID] = 1'b0;
-                        r_way = m_way;
-                    end else begin
-                        r_st  = ST_NOT_FOUND;
-                        r_way = {WB{1'b0}};
-                    end
-                end else if (m_any || f_any) begin
-                    r_way = m_any ? m_way : f_way;
-                    nb[r_way*EW +: EW] = {1'b1, st_q, 1'b1, port_q, key_q};
+                    r_way = m_any ? m_way : {WB{1'b0}};
+                    r_st  = m_any ? ST_OK : ST_NOT_FOUND;
                 end else begin
-                    r_st  = ST_FULL;
-                    r_way = {WB{1'b0}};
+                    r_way = m_any ? m_way : f_any ? f_way : {WB{1'b0}};
+                    r_st  = (m_any || f_any) ? ST_OK : ST_FULL;
                 end
             end
-            K_BAD: begin
-                r_st = ST_BAD_OP;
-            end
-            default: ;      // K_HREAD: no change
+            K_BAD: r_st = ST_BAD_OP;
+            default: ;
         endcase
+        for (q = 0; q < WAYS; q = q + 1) begin
+            e_old = d4[q*EW +: EW];
+            e_new = e_old;
+            sel_w = 1'b0;
+            case (k_q)
+                K_LEARN: begin
+                    if (m1h[q]) begin
+                        e_new[E_HIT] = 1'b1;
+                        if (!e_old[E_STATIC]) begin
+                            e_new[E_PORT +: PB] = port_q;
+                            r_move = r_move || e_old[E_PORT +: PB] != port_q;
+                        end
+                    end else if (!m_any && f1h[q]) begin
+                        e_new = {1'b1, 1'b0, 1'b1, port_q, key_q};
+                    end
+                end
+                K_AGE: begin
+                    if (dyn5[q] && !e_old[E_HIT]) begin
+                        e_new[E_VALID] = 1'b0;
+                    end
+                    if (e_old[E_VALID]) begin
+                        e_new[E_HIT] = 1'b0;
+                    end
+                end
+                K_FLUSH: begin
+                    if (dyn5[q] && (!fl_port_only || pm5[q])) begin
+                        e_new[E_VALID] = 1'b0;
+                    end
+                end
+                K_HWRITE: begin
+                    if (way_q == q[WB-1:0]) begin
+                        e_new = {ev_q, st_q, ev_q, port_q, key_q};
+                    end
+                end
+                K_HINS: begin
+                    sel_w = m_any ? m1h[q] : (ev_q && f1h[q]);
+                    if (sel_w) begin
+                        e_new = ev_q ? {1'b1, st_q, 1'b1, port_q, key_q}
+                                     : {1'b0, e_old[EW-2:0]};
+                    end
+                end
+                default: ;      // K_HREAD, K_BAD: no change
+            endcase
+            nb[q*EW +: EW] = e_new;
+        end
     end
 
     reg  [BW-1:0]    nb6;
