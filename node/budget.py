@@ -128,8 +128,8 @@ def w_rows(ports: int = 4) -> list[Row]:
     return [
         Row("RX MAC: SFD sampled -> byte 0 on m_axis", "port", 7, 0, "fp_eth_mac_1g_rx, input register"),
         Row("bytes 1..15 (the lookup key: DA, SA, tag)", "port", 15, 0, "one byte per 8 ns at 1G"),
-        Row("fp_node_wrx: key and word 0 into clk", "port", 5, 0,
-            "fp_axis_async_fifo: at most 5 clk periods"),
+        Row("fp_node_wrx: the key into clk", "port", 5, 0,
+            "fp_axis_async_fifo: at most 5 clk periods (word 0: 6, a register first)"),
         Row("fp_node_wdec: K1, K2 (VLAN, buckets), request", "port", 2, 0, ""),
         Row("fp_node_wdec: lookup arbitration", "port", 0, ports - 1,
             "one lookup per cycle, ports before hosts"),
@@ -165,7 +165,7 @@ def w_latency_ns(ports: int = 4) -> float:
 def w_word_slack_cycles(ports: int = 4) -> int:
     """How much earlier than needed the TX port's read of word k >= 1 finds it written, at the
     release time above (>= 0: the words after word 0 never set the release). Word k's last byte
-    is sampled 7 + 16k + 15 cycles after the SFD, reaches the buffer 5 cycles later, waits at most
+    is sampled 7 + 16k + 15 cycles after the SFD, reaches the buffer 6 cycles later, waits at most
     `ports + 2` cycles for its write slot (every lane writes) and is readable 2 cycles after its
     beat; the TX port requests
     it no earlier than G + 16k + 7 - TURN, G = T - 3 for a strip frame (T + 1 otherwise),
@@ -174,7 +174,7 @@ def w_word_slack_cycles(ports: int = 4) -> int:
     t = w_release_ns(ports) // int(PORT_NS)
     g = t - 3
     turn = rd_wait + 6 + 1
-    return (g + 7 - turn) - (7 + 15 + 5 + lanes + 2)
+    return (g + 7 - turn) - (7 + 15 + 6 + lanes + 2)
 
 
 def w_table(ports: int = 4) -> str:
