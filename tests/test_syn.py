@@ -11,7 +11,8 @@ def test_entries_parse_and_name_real_modules():
     from fastpath import rtl
     for e in syn.entries().values():
         assert e.top in rtl.modules(), f"[{e.name}] top {e.top} is not a module"
-        assert e.clocks and all(f > 0 for f in e.clocks.values())
+        assert all(f > 0 for f in e.clocks.values())
+        assert e.clocks or e.board is not None, f"[{e.name}] has neither clocks nor a board's LPF"
 
 
 def test_entries_ecp5_flow(tmp_path):
@@ -50,6 +51,93 @@ def test_entries_are_found_in_every_system_and_named_once(tmp_path):
         p.write_text('[twice]\ntop = "fp_sync_pulse"\nclocks = { src_clk = 1.0 }\n')
     with pytest.raises(ValueError, match="twice"):
         syn.entries([a, b])
+
+
+BOARD = '[b]\ntop = "fp_sync_pulse"\nboard = { part = "25k", package = "CABGA256", speed = 6, lpf = "LPF" }\n'
+
+
+def test_board_entries(tmp_path):
+    """A board entry names its ECP5 part, package, speed grade and LPF (from the top of the tree,
+    or absolute); clocks may then be left out (the LPF's FREQUENCY lines are the targets); the
+    board build is its own entry of node/. Anything else is refused with the entry's name."""
+    from fastpath.paths import ROOT
+    e = syn.entries()["node_board_versa"]
+    assert e.board == syn.Board("um-45k", "CABGA381", 8, ROOT / "node/rtl/fp_node_w_board_versa.lpf")
+    assert e.top == "fp_node_w_board_versa" and e.clocks == {} and e.area == "node"
+    assert e.board.nextpnr_args() == ["--um-45k", "--package", "CABGA381", "--speed", "8"]
+    assert e.board.as_dict()["lpf"] == "node/rtl/fp_node_w_board_versa.lpf"
+    lpf = tmp_path / "pins.lpf"
+    lpf.write_text('LOCATE COMP "src_clk" SITE "P6";\n')
+    f = tmp_path / "syn.toml"
+    f.write_text(BOARD.replace("LPF", str(lpf)))
+    b = syn.entries([f])["b"]
+    assert b.board == syn.Board("25k", "CABGA256", 6, lpf) and b.clocks == {}
+    f.write_text(BOARD.replace("LPF", "node/rtl/fp_node_w_board_versa.lpf") + "clocks = { src_clk = 25.0 }\n")
+    assert syn.entries([f])["b"].board.lpf == ROOT / "node/rtl/fp_node_w_board_versa.lpf"
+    bad = {
+        "part": BOARD.replace('"25k"', '"25F"'),
+        "package": BOARD.replace('"CABGA256"', '"bga 256"'),
+        "speed": BOARD.replace("speed = 6", "speed = 5"),
+        "speed ": BOARD.replace("speed = 6", 'speed = "6"'),
+        "speed  ": BOARD.replace("speed = 6", "speed = true"),
+        "lpf": BOARD.replace("LPF", str(tmp_path / "missing.lpf")),
+        "lpf ": BOARD.replace("LPF", str(f)),                         # not an .lpf
+        "exactly": BOARD.replace(", speed = 6", ""),
+        "exactly ": BOARD.replace("speed = 6", "speed = 6, seed = 1"),
+        "ecp5_params": BOARD + "ecp5_params = { STAGES = 3 }\n",
+    }
+    for word, text in bad.items():
+        f.write_text(text.replace("LPF", str(lpf)))
+        with pytest.raises(ValueError, match=rf"\[b\].*{word.strip()}"):
+            syn.entries([f])
+    f.write_text('[b]\ntop = "fp_sync_pulse"\n')
+    with pytest.raises(ValueError, match="clocks"):
+        syn.entries([f])
+
+
+def _top_ports(module: str) -> set[str]:
+    """The chip top's pins as nextpnr sees them ("name" or "name[i]"): its ANSI port list as read
+    with SYNTHESIS defined (simulation-only ports left out)."""
+    import re
+    from fastpath import rtl
+    text = rtl._COMMENT.sub("", rtl.modules()[module].read_text())
+    text = re.sub(r"`ifndef SYNTHESIS.*?`endif", "", text, flags=re.S)
+    header = text[text.index(f"module {module}"):]
+    header = header[header.index(") (") + 3:header.index(");")]
+    pins = set()
+    for m in re.finditer(r"(?:input|output|inout)\s+wire\s*(?:\[(\d+):(\d+)\])?\s*(\w+)", header):
+        hi, lo, name = m.groups()
+        pins |= {name} if hi is None else {f"{name}[{i}]" for i in range(int(lo), int(hi) + 1)}
+    return pins
+
+
+def test_board_lpf_locates_every_pin_of_its_top():
+    """Each board entry's LPF places exactly its top's pins, each with an IO_TYPE, and gives a
+    FREQUENCY for at least one input (nextpnr would refuse an unplaced pin; this says so before a
+    place and route)."""
+    import re
+    boards = [e for e in syn.entries().values() if e.board is not None]
+    assert boards
+    for e in boards:
+        lpf = e.board.lpf.read_text()
+        located = re.findall(r'^LOCATE COMP "([^"]+)" SITE "(\w+)";', lpf, re.M)
+        names = [n for n, _ in located]
+        sites = [s for _, s in located]
+        assert len(set(names)) == len(names) and len(set(sites)) == len(sites), f"[{e.name}] placed twice"
+        assert set(names) == _top_ports(e.top), f"[{e.name}] {set(names) ^ _top_ports(e.top)}"
+        typed = set(re.findall(r'^IOBUF PORT "([^"]+)" IO_TYPE=\w+', lpf, re.M))
+        assert typed == set(names), f"[{e.name}] without IO_TYPE: {set(names) - typed}"
+        assert re.search(r'^FREQUENCY PORT "[^"]+" [\d.]+ MHZ;', lpf, re.M)
+
+
+def test_table_shows_a_board_entry():
+    """A board entry has no Xilinx figures; its row gives the routed Fmax and the bitstream."""
+    r = {"name": "b", "board": {"part": "25k", "package": "CABGA256", "speed": 6, "lpf": "x.lpf"},
+         "ecp5": {"fmax": {"clk": {"achieved_mhz": 131.0, "target_mhz": 125.0}},
+                  "bitstream": {"path": "build/syn/b/b.bit", "bytes": 582000, "seed": 1}}}
+    row = syn.table([r]).splitlines()[1]
+    assert row.startswith("b ") and "clk 131 (125)" in row
+    assert "25k CABGA256-6: build/syn/b/b.bit (582000 bytes)" in row
 
 
 def test_ooc_wrapper_clock_vector_and_longest_prefix():
