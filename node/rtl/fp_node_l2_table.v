@@ -2,11 +2,12 @@
 //
 // A BUCKETS x WAYS hash table. Key = {vid[11:0], mac[47:0]} (MAC: first byte on the wire in
 // bits 47:40). Bucket = the key XOR-folded to log2(BUCKETS) bits: key bit i is XORed into hash bit
-// (i mod log2(BUCKETS)) (node/l2.py l2_hash is the same function). An entry is
-// {valid, static, hit, port[PORT_BITS], vid, mac}; a bucket (WAYS entries side by side) is one RAM
-// word, so one read gives every way. The RAM is held twice (two fp_ram_sdp, written together): one
-// copy is read for the bucket that may be modified (SA learn, host op, sweep), the other for the
-// DA lookup. A key found in several ways (only possible through host WRITE): the lowest way wins.
+// (i mod log2(BUCKETS)) (fp_node_l2_hash.vh, shared with fp_node_wl2; node/l2.py l2_hash).
+// An entry is {valid, static, hit, port[PORT_BITS], vid, mac}; a bucket (WAYS entries side by
+// side) is one RAM word, so one read gives every way. The RAM is held twice (two fp_ram_sdp,
+// written together): one copy is read for the bucket that may be modified (SA learn, host op,
+// sweep), the other for the DA lookup. A key found in several ways (only possible through host
+// WRITE): the lowest way wins.
 //
 // Operations. Every operation is one pass through one pipeline, one operation per cycle, and
 // they are serialised: an operation sees the effect of every operation issued before it (a
@@ -136,16 +137,7 @@ module fp_node_l2_table #(
                      OP_FLUSH_PORT = 3'd4;
     localparam [1:0] ST_OK = 2'd0, ST_FULL = 2'd1, ST_NOT_FOUND = 2'd2, ST_BAD_OP = 2'd3;
 
-    function [HB-1:0] hash;
-        input [KW-1:0] key;
-        integer i;
-        begin
-            hash = {HB{1'b0}};
-            for (i = 0; i < KW; i = i + 1) begin
-                hash[i % HB] = hash[i % HB] ^ key[i];
-            end
-        end
-    endfunction
+    `include "fp_node_l2_hash.vh"
 
     // ---- slot round and maintenance state ----------------------------------------------------
     reg  [SB-1:0] slot_q;
@@ -188,11 +180,18 @@ module fp_node_l2_table #(
     // it at the edge that loads stage 0 and return the bucket through their output register in
     // stage 1, so the stage-1 compares start at a flip-flop, not at the RAM's clock-to-out.
     reg  [HB-1:0] addr_a_d;
-    wire [HB-1:0] addr_b_d = hash(cl_key_da);
+    // the buckets of the three keys an operation may address (fp_node_l2_hash.vh: 12 bits, the
+    // low HB used)
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [11:0]   h_da = fp_node_l2_hash(cl_key_da, HB);
+    wire [11:0]   h_sa = fp_node_l2_hash(cl_key_sa, HB);
+    wire [11:0]   h_host = fp_node_l2_hash(host_key_q, HB);
+    /* verilator lint_on UNUSEDSIGNAL */
+    wire [HB-1:0] addr_b_d = h_da[HB-1:0];
     always @* begin
-        addr_a_d = hash(cl_key_sa);
+        addr_a_d = h_sa[HB-1:0];
         if (!cl_go && host_single) begin
-            addr_a_d = (host_op_q == OP_INSERT) ? hash(host_key_q) : host_bucket_q;
+            addr_a_d = (host_op_q == OP_INSERT) ? h_host[HB-1:0] : host_bucket_q;
         end else if (!cl_go && (sweep_q || host_flush || age_req_q)) begin
             addr_a_d = sweep_q ? sweep_idx_q : {HB{1'b0}};
         end
